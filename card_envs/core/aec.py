@@ -1,0 +1,181 @@
+"""The AEC face: one PettingZoo `AECEnv` class that runs any game engine.
+
+Order enforcement and illegal-action handling are done here directly instead of through
+PettingZoo's wrapper stack, which costs several times the step itself.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from card_envs.core import layout
+from card_envs.core.engine import Game
+
+ILLEGAL_ACTION_MODES = ("raise", "penalize")
+
+
+class CardEnv(AECEnv):
+    """PettingZoo AEC env over a game engine (see `card_envs.make`)."""
+
+    metadata = {"render_modes": ["ansi", "human"], "is_parallelizable": False}
+
+    def __init__(
+        self, game: Game, render_mode: str | None = None, illegal_action: str = "raise"
+    ) -> None:
+        super().__init__()
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            allowed = [None, *self.metadata["render_modes"]]
+            raise ValueError(f"render_mode={render_mode!r} is not one of {allowed}")
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(
+                f"illegal_action={illegal_action!r} is not one of {ILLEGAL_ACTION_MODES}"
+            )
+        self.game = game
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.metadata = {**self.metadata, "name": game.env_id}
+        self.possible_agents = [f"player_{i}" for i in range(game.num_players)]
+        self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
+        low, high = game.obs_bounds()
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(low, high, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (game.num_actions,), dtype=np.int8),
+            }
+        )
+        act_space = spaces.Discrete(game.num_actions)
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: act_space for a in self.possible_agents}
+        self._row = game.new_row()
+        self._rewards_buf = np.zeros(game.num_players, dtype=np.float32)
+        self._mask = np.zeros(game.num_actions, dtype=np.int8)
+        self._no_mask = np.zeros(game.num_actions, dtype=np.int8)
+        self._seeded = False
+        self._started = False
+        self._kernels = type(game)
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # --- episode ------------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """New game. With a seed the deal is reproducible; without one the env continues its
+        own random stream (like the batched env's auto-reset)."""
+        if seed is None and not self._seeded:
+            seed = secrets.randbits(63)
+        self.game.reset_row(self._row, seed)
+        self._seeded = True
+        self._started = True
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[self._row[layout.PLAYER]]
+        self._kernels.legal_kernel(self._row, self._mask)
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        self._require_started()
+        obs = np.empty(self.game.obs_size, dtype=np.float32)
+        self._kernels.observe_kernel(self._row, self._seat[agent], obs)
+        live = agent == self.agent_selection and self._row[layout.STATUS] == layout.RUNNING
+        return {"observation": obs, "action_mask": (self._mask if live else self._no_mask).copy()}
+
+    def step(self, action: Any) -> None:
+        self._require_started()
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        a = self._check_action(agent, action)
+        if a is None:  # illegal, penalised
+            return
+        self._cumulative_rewards[agent] = 0.0
+        buf = self._rewards_buf
+        buf[:] = 0.0
+        row = self._row
+        self._kernels.step_kernel(row, a, buf)
+        rewards = self.rewards
+        for i, name in enumerate(self.possible_agents):
+            rewards[name] = float(buf[i])
+        status = row[layout.STATUS]
+        if status != layout.RUNNING:
+            self._finish(status)
+        self.agent_selection = self.possible_agents[row[layout.PLAYER]]
+        self._kernels.legal_kernel(row, self._mask)
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _check_action(self, agent: str, action: Any) -> int | None:
+        n = self.game.num_actions
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise ValueError(
+                f"{self.game.env_id}: action {action!r} for {agent} must be an int in 0..{n - 1}"
+            )
+        a = int(action)
+        if not 0 <= a < n:
+            raise ValueError(
+                f"{self.game.env_id}: action {a} for {agent} is out of range 0..{n - 1}"
+            )
+        if self._mask[a]:
+            return a
+        legal = np.flatnonzero(self._mask).tolist()
+        if self.illegal_action == "raise":
+            raise ValueError(
+                f"{self.game.env_id}: illegal action {a} ({self.game.action_name(a)}) for "
+                f"{agent}; legal actions are {legal}"
+            )
+        gymnasium.logger.warn(f"{agent} played illegal action {a}; legal were {legal}")
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = {name: 0.0 for name in self.agents}
+        self.rewards[agent] = -1.0
+        self.infos[agent]["illegal_move"] = True
+        self._row[layout.STATUS] = layout.TERMINATED
+        self.terminations = {name: True for name in self.agents}
+        self._accumulate_rewards()
+        return None
+
+    def _finish(self, status: int) -> None:
+        scores = np.zeros(self.game.num_players, dtype=np.float64)
+        self._kernels.scores_kernel(self._row, scores)
+        done = self.terminations if status == layout.TERMINATED else self.truncations
+        for i, name in enumerate(self.possible_agents):
+            done[name] = True
+            self.infos[name]["score"] = float(scores[i])
+
+    def _require_started(self) -> None:
+        if not self._started:
+            raise RuntimeError(f"{self.game.env_id}: call reset() before using the env")
+
+    # --- inspection ---------------------------------------------------------------------
+    def state_dict(self) -> dict:
+        """The full state (hidden information included) as JSON-able Python."""
+        self._require_started()
+        return self.game.state_dict(self._row)
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn(
+                "render() called without a render_mode; pass render_mode='ansi' or 'human'"
+            )
+            return None
+        self._require_started()
+        text = self.game.render(self._row, int(self._row[layout.PLAYER]))
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,213 @@
+"""The batched face: N game instances in one 2-D state array, stepped by one compiled call.
+
+The kernels take the game's kernels as first-class numba functions, so one compiled and
+cached loop serves every game. Observations and masks are those of the seat to act next;
+finished instances are reset at once (auto-reset), continuing their own PRNG stream.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit, types
+
+from card_envs.core import engine, layout
+from card_envs.core.engine import Game
+from card_envs.core.rng import seed_row
+
+_RESET = types.FunctionType(engine.RESET_SIG)
+_STEP = types.FunctionType(engine.STEP_SIG)
+_OBSERVE = types.FunctionType(engine.OBSERVE_SIG)
+_LEGAL = types.FunctionType(engine.LEGAL_SIG)
+_SCORES = types.FunctionType(engine.SCORES_SIG)
+
+_STATES = types.int64[:, ::1]
+_OBS = types.float32[:, ::1]
+_MASKS = types.int8[:, ::1]
+_VEC_I = types.int64[::1]
+
+
+@njit(types.void(_STATES, _OBS, _MASKS, _VEC_I, _RESET, _OBSERVE, _LEGAL), cache=True)
+def batch_reset(states, obs, masks, player, reset_fn, observe_fn, legal_fn):
+    """Deal a new game in every row (PRNGs already seeded) and observe the seat to act."""
+    for i in range(states.shape[0]):
+        row = states[i]
+        reset_fn(row)
+        p = row[layout.PLAYER]
+        player[i] = p
+        observe_fn(row, p, obs[i])
+        legal_fn(row, masks[i])
+
+
+@njit(
+    types.int64(
+        _STATES,
+        _VEC_I,
+        types.float32[:, ::1],
+        types.bool_[::1],
+        types.bool_[::1],
+        _OBS,
+        _MASKS,
+        _VEC_I,
+        types.float32[:, :, ::1],
+        types.float64[:, ::1],
+        _RESET,
+        _STEP,
+        _OBSERVE,
+        _LEGAL,
+        _SCORES,
+    ),
+    cache=True,
+)
+def batch_step(
+    states,
+    actions,
+    rewards,
+    terminated,
+    truncated,
+    obs,
+    masks,
+    player,
+    final_obs,
+    final_scores,
+    reset_fn,
+    step_fn,
+    observe_fn,
+    legal_fn,
+    scores_fn,
+):
+    """Step every row; return the first row whose action is illegal (nothing stepped) or -1."""
+    n = states.shape[0]
+    num_actions = masks.shape[1]
+    for i in range(n):
+        a = actions[i]
+        if a < 0 or a >= num_actions or masks[i, a] == 0:
+            return i
+    for i in range(n):
+        row = states[i]
+        rewards[i, :] = 0.0
+        step_fn(row, actions[i], rewards[i])
+        status = row[layout.STATUS]
+        terminated[i] = status == layout.TERMINATED
+        truncated[i] = status == layout.TRUNCATED
+        if status != layout.RUNNING:
+            for seat in range(rewards.shape[1]):
+                observe_fn(row, seat, final_obs[i, seat])
+            scores_fn(row, final_scores[i])
+            reset_fn(row)
+        p = row[layout.PLAYER]
+        player[i] = p
+        observe_fn(row, p, obs[i])
+        legal_fn(row, masks[i])
+    return -1
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    view = a.view()
+    view.flags.writeable = False
+    return view
+
+
+class BatchedEnv:
+    """`num_envs` instances of one game, stepped together.
+
+    Returned arrays are read-only views of buffers that the next `step` overwrites: copy
+    what you keep. Instance i is seeded with `seed + i`, so it plays the same games as an
+    AEC env reset with that seed (and then reset without a seed after each game).
+    """
+
+    def __init__(self, game: Game, num_envs: int, seed: int | None = None) -> None:
+        if (
+            isinstance(num_envs, bool)
+            or not isinstance(num_envs, (int, np.integer))
+            or num_envs < 1
+        ):
+            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        self.game = game
+        self.env_id = game.env_id
+        self.num_envs = int(num_envs)
+        self.num_players = game.num_players
+        self.num_actions = game.num_actions
+        self.obs_size = game.obs_size
+        n, p = self.num_envs, self.num_players
+        self.states = np.zeros((n, game.state_size), dtype=np.int64)
+        for i in range(n):
+            game.encode_config(self.states[i])
+        self._obs = np.zeros((n, game.obs_size), dtype=np.float32)
+        self._masks = np.zeros((n, game.num_actions), dtype=np.int8)
+        self._player = np.zeros(n, dtype=np.int64)
+        self._rewards = np.zeros((n, p), dtype=np.float32)
+        self._terminated = np.zeros(n, dtype=np.bool_)
+        self._truncated = np.zeros(n, dtype=np.bool_)
+        self._final_obs = np.zeros((n, p, game.obs_size), dtype=np.float32)
+        self._final_scores = np.zeros((n, p), dtype=np.float64)
+        self.observations = _readonly(self._obs)
+        self.action_masks = _readonly(self._masks)
+        self.current_player = _readonly(self._player)
+        self.final_observations = _readonly(self._final_obs)
+        self.final_scores = _readonly(self._final_scores)
+        self._views = (
+            self.observations,
+            self.action_masks,
+            _readonly(self._rewards),
+            _readonly(self._terminated),
+            _readonly(self._truncated),
+        )
+        self._seed = seed
+        self._kernels = (
+            type(game).reset_kernel,
+            type(game).step_kernel,
+            type(game).observe_kernel,
+            type(game).legal_kernel,
+            type(game).scores_kernel,
+        )
+        self._started = False
+
+    def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """New game everywhere; a seed (here or at construction) seeds instance i with seed+i."""
+        seed = self._seed if seed is None else seed
+        if seed is None:
+            seed = int(np.random.SeedSequence().entropy % (1 << 63))
+        self._seed = None  # a later reset() without seed continues each instance's stream
+        for i in range(self.num_envs):
+            seed_row(self.states[i], seed + i)
+        reset_fn, _, observe_fn, legal_fn, _ = self._kernels
+        batch_reset(
+            self.states, self._obs, self._masks, self._player, reset_fn, observe_fn, legal_fn
+        )
+        self._started = True
+        return self.observations, self.action_masks
+
+    def step(self, actions: Any) -> tuple[np.ndarray, ...]:
+        """Apply one action per instance: (observations, action_masks, rewards, terminations,
+        truncations). Rewards have shape (num_envs, num_players); an instance marked
+        terminated or truncated has already been reset, and its last observation of every
+        seat is in `final_observations` and its scores in `final_scores`."""
+        if not self._started:
+            raise RuntimeError(f"{self.env_id}: call reset() before step()")
+        acts = np.ascontiguousarray(actions, dtype=np.int64)
+        if acts.shape != (self.num_envs,):
+            raise ValueError(
+                f"{self.env_id}: actions must have shape ({self.num_envs},), got {acts.shape}"
+            )
+        bad = batch_step(
+            self.states,
+            acts,
+            self._rewards,
+            self._terminated,
+            self._truncated,
+            self._obs,
+            self._masks,
+            self._player,
+            self._final_obs,
+            self._final_scores,
+            *self._kernels,
+        )
+        if bad >= 0:
+            legal = np.flatnonzero(self._masks[bad]).tolist()
+            raise ValueError(
+                f"{self.env_id}: illegal action {int(acts[bad])} in instance {bad} "
+                f"(seat {int(self._player[bad])}); legal actions there are {legal}"
+            )
+        return self._views

@@ -1,0 +1,88 @@
+"""The engine protocol: what a game supplies so every face (AEC, batched, views) can run it.
+
+A game is numba kernels over one flat int64 state row (see `layout` for the shared header)
+plus a little Python for config, inspection and text. The kernels have fixed signatures so
+the generic batched kernel can take them as first-class functions and still be cached.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from numba import types
+
+from card_envs.core import rng
+from card_envs.core.config import Option, resolve
+
+ROW = types.int64[::1]
+# reset(row): deal a new game from the row's PRNG; config slots are kept.
+RESET_SIG = types.void(ROW)
+# step(row, action, rewards_out): apply a legal action; add each seat's reward to rewards_out.
+STEP_SIG = types.void(ROW, types.int64, types.float32[::1])
+# observe(row, seat, out): what `seat` may know, as a float32 vector.
+OBSERVE_SIG = types.void(ROW, types.int64, types.float32[::1])
+# legal(row, out): action mask of the seat to act (all zero once the game is over).
+LEGAL_SIG = types.void(ROW, types.int8[::1])
+# scores(row, out): each seat's game score as the rules count it.
+SCORES_SIG = types.void(ROW, types.float64[::1])
+
+
+class Game:
+    """Base class of a game: subclasses fill in the class attributes and Python helpers."""
+
+    env_id: ClassVar[str]
+    title: ClassVar[str]
+    options: ClassVar[dict[str, Option]]
+    lower_score_wins: ClassVar[bool] = False
+    # numba kernels with the signatures above
+    reset_kernel: ClassVar[Any]
+    step_kernel: ClassVar[Any]
+    observe_kernel: ClassVar[Any]
+    legal_kernel: ClassVar[Any]
+    scores_kernel: ClassVar[Any]
+
+    def __init__(self, **config: Any) -> None:
+        self.config = resolve(self.env_id, self.options, config)
+        self.check_config(self.config)
+        self.num_players: int = self.config["num_players"]
+
+    # --- sizes and spaces -------------------------------------------------------------
+    state_size: int
+    obs_size: int
+    num_actions: int
+
+    def check_config(self, config: dict) -> None:
+        """Cross-option checks a single Option cannot express."""
+
+    def obs_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """Lowest and highest value of every observation slot."""
+        raise NotImplementedError
+
+    # --- rows ---------------------------------------------------------------------------
+    def encode_config(self, row: np.ndarray) -> None:
+        """Write the config into the row's config slots (kept across resets)."""
+        raise NotImplementedError
+
+    def new_row(self) -> np.ndarray:
+        row = np.zeros(self.state_size, dtype=np.int64)
+        self.encode_config(row)
+        return row
+
+    def reset_row(self, row: np.ndarray, seed: int | None) -> None:
+        """New game in `row`: reseed when a seed is given, else continue its PRNG stream."""
+        if seed is not None:
+            rng.seed_row(row, seed)
+        type(self).reset_kernel(row)
+
+    # --- Python-side views ------------------------------------------------------------------
+    def state_dict(self, row: np.ndarray) -> dict:
+        """Full state as JSON-able Python."""
+        raise NotImplementedError
+
+    def render(self, row: np.ndarray, seat: int) -> str:
+        """The table as text, from `seat`'s side."""
+        raise NotImplementedError
+
+    def action_name(self, action: int) -> str:
+        return str(action)

@@ -1,0 +1,1 @@
+"""One package per game: engine kernels, the `Game` spec, the heuristic policy."""

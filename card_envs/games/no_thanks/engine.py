@@ -1,0 +1,138 @@
+"""No Thanks! engine: numba kernels over one int64 state row.
+
+Row layout after the shared header (`core.layout`): config slots, the card on offer and its
+pot, each seat's tokens and cards (a bitmask, bit v = card v), and the shuffled 33 cards:
+the first 24 in draw order, the last 9 removed face down.
+"""
+
+import numpy as np
+from numba import njit
+
+from card_envs.core import layout
+from card_envs.core.combos import run_low_sum
+from card_envs.core.engine import LEGAL_SIG, OBSERVE_SIG, RESET_SIG, SCORES_SIG, STEP_SIG
+from card_envs.core.rewards import share_win
+from card_envs.core.rng import shuffle_slice
+
+MAX_PLAYERS = 7
+LOW_CARD, HIGH_CARD = 3, 35
+NUM_CARDS = HIGH_CARD - LOW_CARD + 1  # 33
+NUM_REMOVED = 9
+NUM_PLAYED = NUM_CARDS - NUM_REMOVED  # 24
+TAKE, NO_THANKS = 0, 1
+REWARD_WIN, REWARD_SCORE = 0, 1
+
+CFG_PUBLIC_TOKENS = layout.HEADER
+CFG_REWARD = layout.HEADER + 1
+CARD = layout.HEADER + 2  # card on offer, 0 when the game is over
+POT = layout.HEADER + 3  # tokens on it
+NEXT = layout.HEADER + 4  # index in DECK of the next card to turn up
+TOKENS = layout.HEADER + 5  # MAX_PLAYERS slots
+CARDS = TOKENS + MAX_PLAYERS  # MAX_PLAYERS bitmasks
+DECK = CARDS + MAX_PLAYERS  # NUM_CARDS slots: draw order, then the removed cards
+STATE_SIZE = DECK + NUM_CARDS
+
+# observation: offer one-hot, pot, own tokens, every seat's cards (own first), then the
+# other seats' tokens (public_tokens only), then the number of cards still to come
+OBS_OFFER = 0
+OBS_POT = NUM_CARDS
+OBS_OWN_TOKENS = NUM_CARDS + 1
+OBS_CARDS = NUM_CARDS + 2
+
+
+def obs_size(num_players: int, public_tokens: bool) -> int:
+    return OBS_CARDS + NUM_CARDS * num_players + (num_players - 1 if public_tokens else 0) + 1
+
+
+@njit(cache=True)
+def starting_tokens(num_players):
+    if num_players <= 5:
+        return 11
+    return 9 if num_players == 6 else 7
+
+
+@njit(cache=True)
+def card_points(mask, tokens):
+    """Score of a hand: lowest card of every run, minus tokens (lower is better)."""
+    return run_low_sum(mask) - tokens
+
+
+@njit(RESET_SIG, cache=True)
+def reset(row):
+    n = row[layout.NUM_PLAYERS]
+    for k in range(NUM_CARDS):
+        row[DECK + k] = LOW_CARD + k
+    shuffle_slice(row, DECK, DECK + NUM_CARDS)
+    row[CARD] = row[DECK]
+    row[NEXT] = 1
+    row[POT] = 0
+    tokens = starting_tokens(n)
+    for p in range(MAX_PLAYERS):
+        row[TOKENS + p] = tokens if p < n else 0
+        row[CARDS + p] = 0
+    row[layout.PLAYER] = 0
+    row[layout.STATUS] = layout.RUNNING
+    row[layout.TURN] = 0
+
+
+@njit(SCORES_SIG, cache=True)
+def scores(row, out):
+    for p in range(row[layout.NUM_PLAYERS]):
+        out[p] = card_points(row[CARDS + p], row[TOKENS + p])
+
+
+@njit(STEP_SIG, cache=True)
+def step(row, action, rewards):
+    p = row[layout.PLAYER]
+    row[layout.TURN] += 1
+    if action == NO_THANKS:
+        row[TOKENS + p] -= 1
+        row[POT] += 1
+        row[layout.PLAYER] = (p + 1) % row[layout.NUM_PLAYERS]
+        return
+    row[CARDS + p] |= np.int64(1) << row[CARD]
+    row[TOKENS + p] += row[POT]
+    row[POT] = 0
+    if row[NEXT] < NUM_PLAYED:  # the taker turns up the next card and acts again
+        row[CARD] = row[DECK + row[NEXT]]
+        row[NEXT] += 1
+        return
+    row[CARD] = 0
+    row[layout.STATUS] = layout.TERMINATED
+    n = row[layout.NUM_PLAYERS]
+    final = np.zeros(n, dtype=np.float64)
+    scores(row, final)
+    if row[CFG_REWARD] == REWARD_WIN:
+        share_win(final, True, rewards)
+    else:
+        for q in range(n):
+            rewards[q] = -final[q]
+
+
+@njit(LEGAL_SIG, cache=True)
+def legal(row, out):
+    running = row[layout.STATUS] == layout.RUNNING
+    out[TAKE] = 1 if running else 0
+    out[NO_THANKS] = 1 if running and row[TOKENS + row[layout.PLAYER]] > 0 else 0
+
+
+@njit(OBSERVE_SIG, cache=True)
+def observe(row, seat, out):
+    n = row[layout.NUM_PLAYERS]
+    out[:] = 0.0
+    if row[CARD]:
+        out[OBS_OFFER + row[CARD] - LOW_CARD] = 1.0
+    out[OBS_POT] = row[POT]
+    out[OBS_OWN_TOKENS] = row[TOKENS + seat]
+    for k in range(n):
+        mask = row[CARDS + (seat + k) % n]
+        base = OBS_CARDS + NUM_CARDS * k - LOW_CARD
+        for c in range(LOW_CARD, HIGH_CARD + 1):
+            if (mask >> c) & 1:
+                out[base + c] = 1.0
+    pos = OBS_CARDS + NUM_CARDS * n
+    if row[CFG_PUBLIC_TOKENS]:
+        for k in range(1, n):
+            out[pos] = row[TOKENS + (seat + k) % n]
+            pos += 1
+    out[pos] = NUM_PLAYED - row[NEXT]

@@ -1,0 +1,130 @@
+"""No Thanks! as a `Game`: options, observation bounds, state_dict and text rendering."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from card_envs.core import layout
+from card_envs.core.config import Option
+from card_envs.core.engine import Game
+from card_envs.games.no_thanks import engine as k
+
+ACTION_NAMES = ("take", "no thanks")
+
+
+def _mask_of(cards: Iterable[int]) -> int:
+    mask = 0
+    for c in cards:
+        mask |= 1 << c
+    return mask
+
+
+def cards_of(mask: int) -> list[int]:
+    return [c for c in range(k.LOW_CARD, k.HIGH_CARD + 1) if (mask >> c) & 1]
+
+
+def score(cards: Iterable[int], tokens: int) -> int:
+    """Points of a hand: the lowest card of each run of consecutive cards, minus tokens."""
+    cards = list(cards)
+    bad = [c for c in cards if not isinstance(c, (int, np.integer)) or not 3 <= c <= 35]
+    if bad:
+        raise ValueError(f"cards must be ints in 3..35, got {bad}")
+    if len(set(cards)) != len(cards):
+        raise ValueError(f"cards must be distinct, got {sorted(cards)}")
+    if not isinstance(tokens, (int, np.integer)) or tokens < 0:
+        raise ValueError(f"tokens must be a non-negative int, got {tokens!r}")
+    return int(k.card_points(np.int64(_mask_of(int(c) for c in cards)), np.int64(tokens)))
+
+
+def _runs_text(cards: list[int]) -> str:
+    runs: list[list[int]] = []
+    for c in cards:
+        if runs and runs[-1][-1] == c - 1:
+            runs[-1].append(c)
+        else:
+            runs.append([c])
+    return " ".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs) or "-"
+
+
+class NoThanks(Game):
+    env_id = "no_thanks_v0"
+    title = "No Thanks!"
+    lower_score_wins = True
+    options = {
+        "num_players": Option(3, "number of players", low=3, high=7),
+        "public_tokens": Option(False, "whether the other seats' token counts are observed"),
+        "reward": Option(
+            "win", "'win': winners share 1; 'score': minus the final score", ("win", "score")
+        ),
+    }
+    reset_kernel = k.reset
+    step_kernel = k.step
+    observe_kernel = k.observe
+    legal_kernel = k.legal
+    scores_kernel = k.scores
+    state_size = k.STATE_SIZE
+    num_actions = 2
+
+    def __init__(self, **config) -> None:
+        super().__init__(**config)
+        self.obs_size = k.obs_size(self.num_players, self.config["public_tokens"])
+
+    def encode_config(self, row: np.ndarray) -> None:
+        row[layout.NUM_PLAYERS] = self.num_players
+        row[k.CFG_PUBLIC_TOKENS] = int(self.config["public_tokens"])
+        row[k.CFG_REWARD] = k.REWARD_WIN if self.config["reward"] == "win" else k.REWARD_SCORE
+
+    def obs_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        n = self.num_players
+        all_tokens = n * int(k.starting_tokens(n))
+        high = np.ones(self.obs_size, dtype=np.float32)
+        high[k.OBS_POT] = all_tokens
+        high[k.OBS_OWN_TOKENS] = all_tokens
+        if self.config["public_tokens"]:
+            start = k.OBS_CARDS + k.NUM_CARDS * n
+            high[start : start + n - 1] = all_tokens
+        high[-1] = k.NUM_PLAYED - 1
+        return np.zeros(self.obs_size, dtype=np.float32), high
+
+    def state_dict(self, row: np.ndarray) -> dict:
+        n = self.num_players
+        scores = np.zeros(n, dtype=np.float64)
+        k.scores(row, scores)
+        nxt = int(row[k.NEXT])
+        return {
+            "num_players": n,
+            "current_player": int(row[layout.PLAYER]),
+            "current_card": int(row[k.CARD]) or None,
+            "pot": int(row[k.POT]),
+            "tokens": [int(t) for t in row[k.TOKENS : k.TOKENS + n]],
+            "cards": [cards_of(int(m)) for m in row[k.CARDS : k.CARDS + n]],
+            "deck": [int(c) for c in row[k.DECK + nxt : k.DECK + k.NUM_PLAYED]],
+            "removed": [int(c) for c in row[k.DECK + k.NUM_PLAYED : k.DECK + k.NUM_CARDS]],
+            "done": bool(row[layout.STATUS] != layout.RUNNING),
+            "scores": [int(s) for s in scores],
+        }
+
+    def render(self, row: np.ndarray, seat: int) -> str:
+        s = self.state_dict(row)
+        n = s["num_players"]
+        if s["done"]:
+            head = "Game over. Scores: " + ", ".join(
+                f"player_{p} {s['scores'][p]}" for p in range(n)
+            )
+        else:
+            head = (
+                f"Card {s['current_card']} with {s['pot']} token(s) on it; "
+                f"{len(s['deck'])} card(s) still to come. player_{seat} to act."
+            )
+        lines = [head]
+        for q in range(n):
+            p = (seat + q) % n
+            tokens = s["tokens"][p] if q == 0 or self.config["public_tokens"] else "?"
+            who = "you" if q == 0 else f"player_{p}"
+            lines.append(f"  {who:>9}: tokens {tokens:>2}  cards {_runs_text(s['cards'][p])}")
+        return "\n".join(lines)
+
+    def action_name(self, action: int) -> str:
+        return ACTION_NAMES[action]

@@ -1,0 +1,41 @@
+"""Env ids -> games, and the `make` / `make_vec` entry points."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from card_envs.core.aec import CardEnv
+from card_envs.core.batched import BatchedEnv
+from card_envs.core.engine import Game
+from card_envs.games.no_thanks import NoThanks
+
+_GAMES: dict[str, type[Game]] = {g.env_id: g for g in (NoThanks,)}
+
+
+def env_ids() -> list[str]:
+    """All registered env ids."""
+    return sorted(_GAMES)
+
+
+def game_class(env_id: str) -> type[Game]:
+    try:
+        return _GAMES[env_id]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown env id {env_id!r}; known ids are {env_ids()}") from None
+
+
+def make_game(env_id: str, **config: Any) -> Game:
+    """The game spec of `env_id` with a validated config."""
+    return game_class(env_id)(**config)
+
+
+def make(
+    env_id: str, render_mode: str | None = None, illegal_action: str = "raise", **config: Any
+) -> CardEnv:
+    """PettingZoo AEC env of `env_id` (no wrappers needed: order and legality are enforced)."""
+    return CardEnv(make_game(env_id, **config), render_mode, illegal_action)
+
+
+def make_vec(env_id: str, num_envs: int, seed: int | None = None, **config: Any) -> BatchedEnv:
+    """Batched env: `num_envs` instances stepped by one compiled call; instance i uses seed+i."""
+    return BatchedEnv(make_game(env_id, **config), num_envs, seed)
