@@ -27,6 +27,8 @@ _OBS = types.float32[:, ::1]
 _MASKS = types.int8[:, ::1]
 _VEC_I = types.int64[::1]
 
+SKIP = -1  # action that leaves an instance untouched this step (e.g. it waits for a learner)
+
 
 @njit(types.void(_STATES, _OBS, _MASKS, _VEC_I, _RESET, _OBSERVE, _LEGAL), cache=True)
 def batch_reset(states, obs, masks, player, reset_fn, observe_fn, legal_fn):
@@ -77,16 +79,21 @@ def batch_step(
     legal_fn,
     scores_fn,
 ):
-    """Step every row; return the first row whose action is illegal (nothing stepped) or -1."""
+    """Step every row whose action is not SKIP; return the first row whose action is illegal
+    (then nothing is stepped), or -1."""
     n = states.shape[0]
     num_actions = masks.shape[1]
     for i in range(n):
         a = actions[i]
-        if a < 0 or a >= num_actions or masks[i, a] == 0:
+        if a != SKIP and (a < 0 or a >= num_actions or masks[i, a] == 0):
             return i
     for i in range(n):
-        row = states[i]
         rewards[i, :] = 0.0
+        terminated[i] = False
+        truncated[i] = False
+        if actions[i] == SKIP:
+            continue
+        row = states[i]
         step_fn(row, actions[i], rewards[i])
         status = row[layout.STATUS]
         terminated[i] = status == layout.TERMINATED
@@ -181,7 +188,8 @@ class BatchedEnv:
 
     def step(self, actions: Any) -> tuple[np.ndarray, ...]:
         """Apply one action per instance: (observations, action_masks, rewards, terminations,
-        truncations). Rewards have shape (num_envs, num_players); an instance marked
+        truncations). An action of SKIP (-1) leaves that instance as it is, with zero rewards.
+        Rewards have shape (num_envs, num_players); an instance marked
         terminated or truncated has already been reset, and its last observation of every
         seat is in `final_observations` and its scores in `final_scores`."""
         if not self._started:

@@ -86,3 +86,7 @@ class Game:
 
     def action_name(self, action: int) -> str:
         return str(action)
+
+    def heuristic_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The game's hand-written policy for a batch of observations of this config."""
+        raise NotImplementedError(f"{self.env_id} has no heuristic policy")

@@ -10,6 +10,7 @@ from card_envs.core import layout
 from card_envs.core.config import Option
 from card_envs.core.engine import Game
 from card_envs.games.no_thanks import engine as k
+from card_envs.games.no_thanks.heuristic import heuristic_actions
 
 ACTION_NAMES = ("take", "no thanks")
 
@@ -128,3 +129,12 @@ class NoThanks(Game):
 
     def action_name(self, action: int) -> str:
         return ACTION_NAMES[action]
+
+    def heuristic_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        out = np.empty(len(observations), dtype=np.int64)
+        heuristic_actions(
+            np.ascontiguousarray(observations, dtype=np.float32),
+            np.ascontiguousarray(masks, dtype=np.int8),
+            out,
+        )
+        return out

@@ -1,0 +1,18 @@
+"""Each game's hand-written policy, reading only the observation."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.base import Agent
+from card_envs.core.engine import Game
+
+
+class HeuristicAgent(Agent):
+    name = spec = "heuristic"
+
+    def __init__(self, game: Game) -> None:
+        self._game = game
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return self._game.heuristic_actions(observations, masks)

@@ -1,0 +1,66 @@
+"""The learner's seat as a Gymnasium env, opponents played inside it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from agents import Agent
+from card_envs.registry import make_vec
+from card_envs.wrappers.learner import LearnerSeats, opponent_agents
+
+
+class SingleAgentEnv(gymnasium.Env):
+    """One game at a time from the learner's seat; `action_masks()` for MaskablePPO.
+
+    Observations are the game's observation vector; `info["action_mask"]` and
+    `action_masks()` give the legal actions. Rewards are the learner seat's rewards.
+    """
+
+    metadata = {"render_modes": []}
+
+    def __init__(
+        self,
+        env_id: str,
+        opponents: str | Agent | Sequence[str | Agent] = "random",
+        seat: int | str = "rotate",
+        seed: int | None = None,
+        **config: Any,
+    ) -> None:
+        self._venv = make_vec(env_id, 1, seed=seed, **config)
+        game = self._venv.game
+        self._driver = LearnerSeats(
+            self._venv,
+            opponent_agents(opponents, env_id, game.num_players, seed, game.config),
+            seat,
+        )
+        low, high = game.obs_bounds()
+        self.observation_space = spaces.Box(low, high, dtype=np.float32)
+        self.action_space = spaces.Discrete(game.num_actions)
+        self._seed = seed
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        self._driver.reset(self._seed if seed is None else seed)
+        self._seed = None  # later resets continue the env's own random stream
+        return self._venv.observations[0].copy(), self._info()
+
+    def step(self, action: int):
+        rewards, terminated, truncated, infos = self._driver.step([int(action)])
+        info = infos[0]
+        if terminated[0] or truncated[0]:
+            obs = info.pop("terminal_observation")
+        else:
+            obs = self._venv.observations[0].copy()
+            info = self._info()
+        return obs, float(rewards[0]), bool(terminated[0]), bool(truncated[0]), info
+
+    def action_masks(self) -> np.ndarray:
+        return self._venv.action_masks[0].astype(bool)
+
+    def _info(self) -> dict:
+        return {"action_mask": self._venv.action_masks[0].copy(), "seat": int(self._driver.seat[0])}

@@ -1,0 +1,123 @@
+"""One learner seat per instance, the other seats played by opponent agents inside the env.
+
+The driver steps the batched engine for the opponents until every instance waits for the
+learner; each opponent is asked once per engine step for all instances where it is to act.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from agents import Agent, make_agent
+from card_envs.core.batched import SKIP, BatchedEnv
+
+
+def opponent_agents(
+    opponents: str | Agent | Sequence[str | Agent],
+    env_id: str,
+    num_players: int,
+    seed: int | None,
+    config: dict,
+) -> list[Agent]:
+    """`num_players - 1` agents from one spec (used for every seat) or a list of specs."""
+    if isinstance(opponents, (str, Agent)):
+        opponents = [opponents] * (num_players - 1)
+    opponents = list(opponents)
+    if len(opponents) != num_players - 1:
+        raise ValueError(
+            f"{env_id} with {num_players} players needs {num_players - 1} opponents, "
+            f"got {len(opponents)}"
+        )
+    base = 0 if seed is None else seed
+    return [
+        make_agent(spec, env_id, seed=None if seed is None else base + 1000 + k, **config)
+        for k, spec in enumerate(opponents)
+    ]
+
+
+class LearnerSeats:
+    """Drives `venv` so that every instance waits for the learner at its seat.
+
+    `seat` is a fixed seat, or "rotate": instance i starts at seat i % num_players and moves
+    one seat on with every new game, so the learner sits in every seat equally often.
+    Opponent k plays the k-th seat after the learner's, in turn order.
+    """
+
+    def __init__(self, venv: BatchedEnv, opponents: list[Agent], seat: int | str = "rotate"):
+        n = venv.num_players
+        if seat != "rotate" and (
+            isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n
+        ):
+            raise ValueError(f"seat={seat!r} must be 'rotate' or an int in 0..{n - 1}")
+        self.venv = venv
+        self.opponents = opponents
+        self.rotate = seat == "rotate"
+        m = venv.num_envs
+        self.seat = (np.arange(m) % n) if self.rotate else np.full(m, int(seat))
+        self._actions = np.full(m, SKIP, dtype=np.int64)
+        self._pending = np.zeros(m)  # learner reward earned since its last action
+
+    def reset(self, seed: int | None = None) -> None:
+        self.venv.reset(seed)
+        for agent in self.opponents:
+            agent.reset()
+        self._pending[:] = 0
+        self._advance(np.zeros(self.venv.num_envs, dtype=bool), None)
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict]]:
+        """Learner actions for every instance -> (rewards, terminated, truncated, infos).
+
+        `infos[i]` of an instance whose game ended holds `terminal_observation` (the learner's
+        last observation), `score`, `seat` and `truncated`; the instance already waits at the
+        learner's turn of its next game.
+        """
+        m = self.venv.num_envs
+        ended = np.zeros(m, dtype=bool)
+        infos: list[dict] = [{} for _ in range(m)]
+        self._engine_step(np.asarray(actions, dtype=np.int64), ended, infos)
+        self._advance(ended, infos)
+        rewards = self._pending.copy()
+        self._pending[:] = 0
+        truncated = np.array([bool(info.get("truncated", False)) for info in infos])
+        return rewards, ended & ~truncated, truncated, infos
+
+    def _engine_step(self, actions: np.ndarray, ended: np.ndarray, infos: list[dict] | None):
+        venv = self.venv
+        seat_before = self.seat.copy()
+        _, _, rew, term, trunc = venv.step(actions)
+        self._pending += rew[np.arange(venv.num_envs), seat_before]
+        for i in np.flatnonzero(term | trunc):
+            if ended[i] or infos is None:  # a game the learner never acted in: not its episode
+                self._pending[i] -= rew[i, seat_before[i]]
+                continue
+            ended[i] = True
+            s = seat_before[i]
+            infos[i] = {
+                "terminal_observation": venv.final_observations[i, s].copy(),
+                "score": float(venv.final_scores[i, s]),
+                "seat": int(s),
+                "truncated": bool(trunc[i]),
+            }
+        if self.rotate:
+            over = term | trunc
+            self.seat[over] = (self.seat[over] + 1) % venv.num_players
+
+    def _advance(self, ended: np.ndarray, infos: list[dict] | None) -> None:
+        """Let the opponents move until every instance waits for the learner."""
+        venv, n = self.venv, self.venv.num_players
+        while True:
+            player = venv.current_player
+            waiting = player != self.seat
+            if not waiting.any():
+                return
+            actions = self._actions
+            actions[:] = SKIP
+            offset = (player - self.seat - 1) % n  # which opponent is to act
+            for k, agent in enumerate(self.opponents):
+                sel = np.flatnonzero(waiting & (offset == k))
+                if len(sel):
+                    actions[sel] = agent.act_batch(venv.observations[sel], venv.action_masks[sel])
+            self._engine_step(actions, ended, infos)
