@@ -1,8 +1,10 @@
 """The batched face: N game instances in one 2-D state array, stepped by one compiled call.
 
-The kernels take the game's kernels as first-class numba functions, so one compiled and
-cached loop serves every game. Observations and masks are those of the seat to act next;
-finished instances are reset at once (auto-reset), continuing their own PRNG stream.
+`reset_all` and `step_all` are the one loop every game uses; a game binds its kernels to them
+in two tiny cached wrappers (`batch_reset(buffers)`, `batch_step(buffers, actions)`), so the
+calls are direct and inlined and a call from Python costs about a microsecond. Observations
+and masks are those of the seat to act next; finished instances are reset at once
+(auto-reset), continuing their own PRNG stream.
 """
 
 from __future__ import annotations
@@ -10,29 +12,19 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit, types
+from numba import njit
 
-from card_envs.core import engine, layout
+from card_envs.core import layout
 from card_envs.core.engine import Game
 from card_envs.core.rng import seed_row
-
-_RESET = types.FunctionType(engine.RESET_SIG)
-_STEP = types.FunctionType(engine.STEP_SIG)
-_OBSERVE = types.FunctionType(engine.OBSERVE_SIG)
-_LEGAL = types.FunctionType(engine.LEGAL_SIG)
-_SCORES = types.FunctionType(engine.SCORES_SIG)
-
-_STATES = types.int64[:, ::1]
-_OBS = types.float32[:, ::1]
-_MASKS = types.int8[:, ::1]
-_VEC_I = types.int64[::1]
 
 SKIP = -1  # action that leaves an instance untouched this step (e.g. it waits for a learner)
 
 
-@njit(types.void(_STATES, _OBS, _MASKS, _VEC_I, _RESET, _OBSERVE, _LEGAL), cache=True)
-def batch_reset(states, obs, masks, player, reset_fn, observe_fn, legal_fn):
+@njit(cache=True)
+def reset_all(buffers, reset_fn, observe_fn, legal_fn):
     """Deal a new game in every row (PRNGs already seeded) and observe the seat to act."""
+    states, obs, masks, player = buffers[0], buffers[1], buffers[2], buffers[3]
     for i in range(states.shape[0]):
         row = states[i]
         reset_fn(row)
@@ -42,45 +34,11 @@ def batch_reset(states, obs, masks, player, reset_fn, observe_fn, legal_fn):
         legal_fn(row, masks[i])
 
 
-@njit(
-    types.int64(
-        _STATES,
-        _VEC_I,
-        types.float32[:, ::1],
-        types.bool_[::1],
-        types.bool_[::1],
-        _OBS,
-        _MASKS,
-        _VEC_I,
-        types.float32[:, :, ::1],
-        types.float64[:, ::1],
-        _RESET,
-        _STEP,
-        _OBSERVE,
-        _LEGAL,
-        _SCORES,
-    ),
-    cache=True,
-)
-def batch_step(
-    states,
-    actions,
-    rewards,
-    terminated,
-    truncated,
-    obs,
-    masks,
-    player,
-    final_obs,
-    final_scores,
-    reset_fn,
-    step_fn,
-    observe_fn,
-    legal_fn,
-    scores_fn,
-):
+@njit(cache=True)
+def step_all(buffers, actions, reset_fn, step_fn, observe_fn, legal_fn, scores_fn):
     """Step every row whose action is not SKIP; return the first row whose action is illegal
     (then nothing is stepped), or -1."""
+    states, obs, masks, player, rewards, terminated, truncated, final_obs, final_scores = buffers
     n = states.shape[0]
     num_actions = masks.shape[1]
     for i in range(n):
@@ -162,27 +120,32 @@ class BatchedEnv:
             _readonly(self._truncated),
         )
         self._seed = seed
-        self._kernels = (
-            type(game).reset_kernel,
-            type(game).step_kernel,
-            type(game).observe_kernel,
-            type(game).legal_kernel,
-            type(game).scores_kernel,
+        self._buffers = (
+            self.states,
+            self._obs,
+            self._masks,
+            self._player,
+            self._rewards,
+            self._terminated,
+            self._truncated,
+            self._final_obs,
+            self._final_scores,
         )
+        self._batch_reset = type(game).batch_reset_kernel
+        self._batch_step = type(game).batch_step_kernel
         self._started = False
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """New game everywhere; a seed (here or at construction) seeds instance i with seed+i."""
+        """New game everywhere. A seed (here or at construction) seeds instance i with seed+i;
+        without one, each instance continues its own random stream (entropy the first time)."""
         seed = self._seed if seed is None else seed
-        if seed is None:
+        self._seed = None
+        if seed is None and not self._started:
             seed = int(np.random.SeedSequence().entropy % (1 << 63))
-        self._seed = None  # a later reset() without seed continues each instance's stream
-        for i in range(self.num_envs):
-            seed_row(self.states[i], seed + i)
-        reset_fn, _, observe_fn, legal_fn, _ = self._kernels
-        batch_reset(
-            self.states, self._obs, self._masks, self._player, reset_fn, observe_fn, legal_fn
-        )
+        if seed is not None:
+            for i in range(self.num_envs):
+                seed_row(self.states[i], seed + i)
+        self._batch_reset(self._buffers)
         self._started = True
         return self.observations, self.action_masks
 
@@ -199,19 +162,7 @@ class BatchedEnv:
             raise ValueError(
                 f"{self.env_id}: actions must have shape ({self.num_envs},), got {acts.shape}"
             )
-        bad = batch_step(
-            self.states,
-            acts,
-            self._rewards,
-            self._terminated,
-            self._truncated,
-            self._obs,
-            self._masks,
-            self._player,
-            self._final_obs,
-            self._final_scores,
-            *self._kernels,
-        )
+        bad = self._batch_step(self._buffers, acts)
         if bad >= 0:
             legal = np.flatnonzero(self._masks[bad]).tolist()
             raise ValueError(

@@ -1,8 +1,17 @@
 """The engine protocol: what a game supplies so every face (AEC, batched, views) can run it.
 
 A game is numba kernels over one flat int64 state row (see `layout` for the shared header)
-plus a little Python for config, inspection and text. The kernels have fixed signatures so
-the generic batched kernel can take them as first-class functions and still be cached.
+plus a little Python for config, inspection and text. The kernels, all `@njit(cache=True)`:
+
+- `reset(row)`: deal a new game from the row's PRNG; the config slots are kept.
+- `step(row, action, rewards)`: apply a legal action; add each seat's reward to the float32
+  vector `rewards` (zeroed by the caller).
+- `observe(row, seat, out)`: write what `seat` may know into the float32 vector `out`.
+- `legal(row, out)`: the int8 action mask of the seat to act (all zero once over).
+- `scores(row, out)`: each seat's game score as the rules count it, into a float64 vector.
+- `batch_reset(buffers)` / `batch_step(buffers, actions)`: the four kernels above bound to
+  `core.batched.reset_all` / `step_all` in the game's `batched.py` (two one-line cached
+  wrappers; referring to the kernels as module attributes keeps them cacheable).
 """
 
 from __future__ import annotations
@@ -10,22 +19,9 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
-from numba import types
 
 from card_envs.core import rng
 from card_envs.core.config import Option, resolve
-
-ROW = types.int64[::1]
-# reset(row): deal a new game from the row's PRNG; config slots are kept.
-RESET_SIG = types.void(ROW)
-# step(row, action, rewards_out): apply a legal action; add each seat's reward to rewards_out.
-STEP_SIG = types.void(ROW, types.int64, types.float32[::1])
-# observe(row, seat, out): what `seat` may know, as a float32 vector.
-OBSERVE_SIG = types.void(ROW, types.int64, types.float32[::1])
-# legal(row, out): action mask of the seat to act (all zero once the game is over).
-LEGAL_SIG = types.void(ROW, types.int8[::1])
-# scores(row, out): each seat's game score as the rules count it.
-SCORES_SIG = types.void(ROW, types.float64[::1])
 
 
 class Game:
@@ -41,6 +37,10 @@ class Game:
     observe_kernel: ClassVar[Any]
     legal_kernel: ClassVar[Any]
     scores_kernel: ClassVar[Any]
+    # batch_reset(buffers) and batch_step(buffers, actions): the game's kernels bound to
+    # core.batched.reset_all / step_all in two cached two-line wrappers
+    batch_reset_kernel: ClassVar[Any]
+    batch_step_kernel: ClassVar[Any]
 
     def __init__(self, **config: Any) -> None:
         self.config = resolve(self.env_id, self.options, config)

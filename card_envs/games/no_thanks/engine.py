@@ -10,7 +10,6 @@ from numba import njit
 
 from card_envs.core import layout
 from card_envs.core.combos import run_low_sum
-from card_envs.core.engine import LEGAL_SIG, OBSERVE_SIG, RESET_SIG, SCORES_SIG, STEP_SIG
 from card_envs.core.rewards import share_win
 from card_envs.core.rng import shuffle_slice
 
@@ -57,7 +56,7 @@ def card_points(mask, tokens):
     return run_low_sum(mask) - tokens
 
 
-@njit(RESET_SIG, cache=True)
+@njit(cache=True)
 def reset(row):
     n = row[layout.NUM_PLAYERS]
     for k in range(NUM_CARDS):
@@ -75,13 +74,13 @@ def reset(row):
     row[layout.TURN] = 0
 
 
-@njit(SCORES_SIG, cache=True)
+@njit(cache=True)
 def scores(row, out):
     for p in range(row[layout.NUM_PLAYERS]):
         out[p] = card_points(row[CARDS + p], row[TOKENS + p])
 
 
-@njit(STEP_SIG, cache=True)
+@njit(cache=True)
 def step(row, action, rewards):
     p = row[layout.PLAYER]
     row[layout.TURN] += 1
@@ -109,14 +108,14 @@ def step(row, action, rewards):
             rewards[q] = -final[q]
 
 
-@njit(LEGAL_SIG, cache=True)
+@njit(cache=True)
 def legal(row, out):
     running = row[layout.STATUS] == layout.RUNNING
     out[TAKE] = 1 if running else 0
     out[NO_THANKS] = 1 if running and row[TOKENS + row[layout.PLAYER]] > 0 else 0
 
 
-@njit(OBSERVE_SIG, cache=True)
+@njit(cache=True)
 def observe(row, seat, out):
     n = row[layout.NUM_PLAYERS]
     out[:] = 0.0

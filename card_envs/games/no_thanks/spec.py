@@ -9,6 +9,7 @@ import numpy as np
 from card_envs.core import layout
 from card_envs.core.config import Option
 from card_envs.core.engine import Game
+from card_envs.games.no_thanks import batched
 from card_envs.games.no_thanks import engine as k
 from card_envs.games.no_thanks.heuristic import heuristic_actions
 
@@ -65,6 +66,8 @@ class NoThanks(Game):
     observe_kernel = k.observe
     legal_kernel = k.legal
     scores_kernel = k.scores
+    batch_reset_kernel = batched.batch_reset
+    batch_step_kernel = batched.batch_step
     state_size = k.STATE_SIZE
     num_actions = 2
 

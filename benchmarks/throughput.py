@@ -1,0 +1,381 @@
+"""Throughput of every registered env against PettingZoo's own tictactoe_v3.
+
+Run from the repo root:
+
+    python -m benchmarks.throughput [--seconds 3] [--num-envs 4096] [--env ID ...] [--json PATH]
+
+Measured in one process, single-threaded, for each env id (default config):
+
+* AEC steps/s: the usual `agent_iter()` / `last()` / `step()` loop with a uniformly random
+  legal action read from the observation's action mask; only steps with a real action are
+  counted (not the dead steps with `None`), resets are inside the timed span.
+* the same loop with PettingZoo's standard wrapper stack around our env (what tictactoe's
+  `env()` applies), to show what the built-in order/legality enforcement saves.
+* batched steps/s: `num_envs` instances, a uniformly random legal action per instance picked
+  by a small compiled kernel (its time counts), observations, masks and auto-reset included;
+  steps/s = instances x batch steps / time.
+
+The peer is `pettingzoo.classic.tictactoe_v3.env()` (wrappers included, as users get it),
+driven by exactly the same AEC loop. See benchmarks/README.md.
+"""
+
+from __future__ import annotations
+
+import os
+
+# Single-threaded everything; must be set before numpy / numba are imported.
+for _var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import platform  # noqa: E402
+import random  # noqa: E402
+import sys  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from importlib.metadata import PackageNotFoundError, version  # noqa: E402
+from statistics import median  # noqa: E402
+from time import perf_counter  # noqa: E402
+from typing import Any  # noqa: E402
+
+import numba  # noqa: E402
+import numpy as np  # noqa: E402
+from numba import njit  # noqa: E402
+from pettingzoo.classic import tictactoe_v3  # noqa: E402
+from pettingzoo.utils import wrappers  # noqa: E402
+
+import card_envs  # noqa: E402
+
+PEER = "tictactoe_v3"
+# Each game's issue sets its targets: (AEC x tictactoe AEC, batched x tictactoe AEC).
+TARGETS: dict[str, tuple[float, float]] = {"no_thanks_v0": (5.0, 200.0)}
+
+
+# --- action choice ------------------------------------------------------------------------
+@njit(cache=True)
+def pick_legal(masks, rng_state, out):  # pragma: no cover - compiled
+    """Write into out[i] a uniformly random legal action of masks[i] (xorshift64* stream in
+    rng_state[0]; rows without a legal action get 0)."""
+    s = rng_state[0]
+    n, m = masks.shape
+    for i in range(n):
+        count = 0
+        for j in range(m):
+            if masks[i, j] != 0:
+                count += 1
+        s ^= s >> np.uint64(12)
+        s ^= s << np.uint64(25)
+        s ^= s >> np.uint64(27)
+        r = (s * np.uint64(0x2545F4914F6CDD1D)) >> np.uint64(32)
+        k = np.int64((r * np.uint64(count)) >> np.uint64(32))
+        out[i] = 0
+        for j in range(m):
+            if masks[i, j] != 0:
+                if k == 0:
+                    out[i] = j
+                    break
+                k -= 1
+    rng_state[0] = s
+
+
+def _rng_state(seed: int) -> np.ndarray:
+    # splitmix64 of the seed: a non-zero xorshift state
+    z = (seed + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+    z ^= z >> 31
+    return np.array([z or 1], dtype=np.uint64)
+
+
+# --- loops --------------------------------------------------------------------------------
+def _run_aec(env: Any, rnd: random.Random, seconds: float) -> tuple[int, float]:
+    """Play whole games until `seconds` have passed; (real steps, elapsed). The env must have
+    been reset once before; every game, its reset included, is timed."""
+    flatnonzero = np.flatnonzero
+    rand = rnd.random
+    steps = 0
+    start = perf_counter()
+    deadline = start + seconds
+    while True:
+        env.reset()
+        for _agent in env.agent_iter():
+            obs, _reward, term, trunc, _info = env.last()
+            if term or trunc:
+                env.step(None)
+            else:
+                legal = flatnonzero(obs["action_mask"])
+                env.step(legal[int(rand() * len(legal))])
+                steps += 1
+        now = perf_counter()
+        if now >= deadline:
+            return steps, now - start
+
+
+Runner = Callable[[float], tuple[int, float]]
+
+
+def aec_runner(env: Any, seed: int) -> Runner:
+    """`run(seconds) -> (real steps, elapsed)` over one AEC env and its action stream."""
+    rnd = random.Random(seed)
+    env.reset(seed=seed)
+    return lambda seconds: _run_aec(env, rnd, seconds)
+
+
+def batched_runner(env_id: str, num_envs: int, seed: int) -> Runner:
+    """`run(seconds) -> (instance steps, elapsed)` over one batched env."""
+    venv = card_envs.make_vec(env_id, num_envs, seed=seed)
+    rng_state = _rng_state(seed)
+    actions = np.zeros(num_envs, dtype=np.int64)
+    _obs, masks = venv.reset()
+
+    def run(seconds: float) -> tuple[int, float]:
+        nonlocal masks
+        batches = 0
+        start = perf_counter()
+        deadline = start + seconds
+        while True:
+            pick_legal(masks, rng_state, actions)
+            _obs, masks, _rewards, _term, _trunc = venv.step(actions)
+            batches += 1
+            now = perf_counter()
+            if now >= deadline:
+                return batches * num_envs, now - start
+
+    return run
+
+
+def wrapped(env: Any) -> Any:
+    """PettingZoo's standard classic wrapper stack, as in `tictactoe_v3.env()`."""
+    env = wrappers.TerminateIllegalWrapper(env, illegal_reward=-1)
+    env = wrappers.AssertOutOfBoundsWrapper(env)
+    return wrappers.OrderEnforcingWrapper(env)
+
+
+# --- report -------------------------------------------------------------------------------
+def _version(pkg: str) -> str:
+    try:
+        return version(pkg)
+    except PackageNotFoundError:
+        return "?"
+
+
+def machine_info() -> dict[str, Any]:
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:
+        usable = os.cpu_count()
+    return {
+        "cpu": cpu,
+        "logical_cpus": os.cpu_count(),
+        "usable_cpus": usable,
+        "platform": platform.platform(),
+        "python": f"{platform.python_implementation()} {platform.python_version()}",
+        "numpy": np.__version__,
+        "numba": numba.__version__,
+        "pettingzoo": _version("pettingzoo"),
+        "card_envs": card_envs.__version__,
+    }
+
+
+def _rate(x: float | None) -> str:
+    return "-" if x is None else f"{x:,.0f}"
+
+
+def _ratio(x: float | None) -> str:
+    return "-" if x is None else f"{x:,.1f}x"
+
+
+def table(results: dict[str, Any]) -> str:
+    peer = results["peer"]["aec_steps_per_s"]
+    head = ["env", "AEC steps/s", "AEC x tictactoe", "batched steps/s", "batched x tictactoe AEC"]
+    rows = []
+    for env_id, r in results["envs"].items():
+        rows.append(
+            [
+                env_id,
+                _rate(r["aec_steps_per_s"]),
+                _ratio(r["aec_x_tictactoe"]),
+                _rate(r["batched_steps_per_s"]),
+                _ratio(r["batched_x_tictactoe_aec"]),
+            ]
+        )
+        rows.append(
+            [
+                f"{env_id} + PettingZoo wrappers",
+                _rate(r["aec_wrapped_steps_per_s"]),
+                _ratio(r["aec_wrapped_x_tictactoe"]),
+                "-",
+                "-",
+            ]
+        )
+    rows.append([f"{PEER} (PettingZoo, env())", _rate(peer), _ratio(1.0), "-", "-"])
+    widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
+    right = [False, True, True, True, True]
+
+    def line(cells: list[str]) -> str:
+        out = [
+            c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right, strict=True)
+        ]
+        return "| " + " | ".join(out) + " |"
+
+    rule = ["-" * (w + 1) + ":" if r else "-" * (w + 2) for w, r in zip(widths, right, strict=True)]
+    return "\n".join([line(head), "|" + "|".join(rule) + "|", *(line(r) for r in rows)])
+
+
+def report(results: dict[str, Any]) -> str:
+    m = results["machine"]
+    s = results["settings"]
+    lines = [
+        f"machine: {m['cpu']} ({m['logical_cpus']} logical CPUs, {m['usable_cpus']} usable), "
+        f"{m['platform']}",
+        f"python {m['python']}, numpy {m['numpy']}, numba {m['numba']}, "
+        f"pettingzoo {m['pettingzoo']}, card_envs {m['card_envs']}",
+        f"settings: {s['seconds']:g} s per measurement in {s['rounds']} interleaved rounds "
+        f"(median rate; after {s['warmup']:g} s warm-up), "
+        f"{s['num_envs']} batched instances, seed {s['seed']}, single-threaded",
+        "",
+        table(results),
+        "",
+    ]
+    for env_id, r in results["envs"].items():
+        gain = r["aec_steps_per_s"] / r["aec_wrapped_steps_per_s"]
+        line = f"{env_id}: built-in enforcement is {gain:.1f}x faster than PettingZoo's wrappers"
+        if env_id in TARGETS:
+            aec_target, bat_target = TARGETS[env_id]
+            aec_ok = "met" if r["aec_x_tictactoe"] >= aec_target else "MISSED"
+            bat_ok = "met" if r["batched_x_tictactoe_aec"] >= bat_target else "MISSED"
+            line += (
+                f"; targets AEC >= {aec_target:g}x tictactoe {aec_ok}, "
+                f"batched >= {bat_target:g}x {bat_ok}"
+            )
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def measure(runners: dict[str, Runner], seconds: float, rounds: int) -> dict[str, Any]:
+    """Warm every runner up, then time them in `rounds` interleaved rounds of
+    `seconds / rounds` each, so that a load change on the machine hits all alike.
+    The rate of a runner is the median of its per-round rates."""
+    warmup = max(0.2, min(1.0, seconds / 5))
+    log = sys.stderr
+    for name, runner in runners.items():
+        print(f"warming up {name} ...", file=log, flush=True)
+        runner(warmup)  # numba compiles / loads its cache on the first calls
+    per_round: dict[str, list[tuple[int, float]]] = {name: [] for name in runners}
+    for i in range(rounds):
+        print(f"round {i + 1}/{rounds} ...", file=log, flush=True)
+        for name, runner in runners.items():
+            per_round[name].append(runner(seconds / rounds))
+    out = {}
+    for name, runs in per_round.items():
+        rates = [steps / elapsed for steps, elapsed in runs]
+        out[name] = {
+            "steps_per_s": median(rates),
+            "round_steps_per_s": rates,
+            "steps": sum(steps for steps, _ in runs),
+            "seconds": sum(elapsed for _, elapsed in runs),
+        }
+    return {"warmup": warmup, "results": out}
+
+
+def run(
+    env_ids: list[str], seconds: float, num_envs: int, seed: int, rounds: int
+) -> dict[str, Any]:
+    runners: dict[str, Runner] = {f"{PEER}/aec": aec_runner(tictactoe_v3.env(), seed)}
+    for env_id in env_ids:
+        runners[f"{env_id}/aec"] = aec_runner(card_envs.make(env_id), seed)
+        runners[f"{env_id}/aec_wrapped"] = aec_runner(wrapped(card_envs.make(env_id)), seed)
+        runners[f"{env_id}/batched"] = batched_runner(env_id, num_envs, seed)
+    measured = measure(runners, seconds, rounds)
+    res = measured["results"]
+    peer = res[f"{PEER}/aec"]
+    p = peer["steps_per_s"]
+    envs: dict[str, Any] = {}
+    for env_id in env_ids:
+        aec, wrap, bat = (res[f"{env_id}/{k}"] for k in ("aec", "aec_wrapped", "batched"))
+        envs[env_id] = {
+            "aec_steps_per_s": aec["steps_per_s"],
+            "aec_x_tictactoe": aec["steps_per_s"] / p,
+            "aec_wrapped_steps_per_s": wrap["steps_per_s"],
+            "aec_wrapped_x_tictactoe": wrap["steps_per_s"] / p,
+            "batched_steps_per_s": bat["steps_per_s"],
+            "batched_x_tictactoe_aec": bat["steps_per_s"] / p,
+            "raw": {"aec": aec, "aec_wrapped": wrap, "batched": bat},
+        }
+    return {
+        "machine": machine_info(),
+        "settings": {
+            "seconds": seconds,
+            "rounds": rounds,
+            "warmup": measured["warmup"],
+            "num_envs": num_envs,
+            "seed": seed,
+        },
+        "peer": {"env": PEER, "aec_steps_per_s": p, "raw": peer},
+        "envs": envs,
+        "targets": {
+            env_id: {"aec_x_tictactoe": a, "batched_x_tictactoe_aec": b}
+            for env_id, (a, b) in TARGETS.items()
+        },
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.throughput",
+        description="Steps/s of the card_envs envs (AEC and batched) vs PettingZoo tictactoe_v3.",
+    )
+    parser.add_argument(
+        "--env",
+        action="append",
+        metavar="ID",
+        help="env id to measure (repeatable; default: every registered id)",
+    )
+    parser.add_argument(
+        "--seconds", type=float, default=3.0, help="timed seconds per measurement (default 3)"
+    )
+    parser.add_argument(
+        "--num-envs", type=int, default=4096, help="batched instances (default 4096)"
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="interleaved rounds the seconds are split into; rates are medians (default 3)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of envs and actions")
+    parser.add_argument("--json", metavar="PATH", help="also write the numbers as JSON")
+    args = parser.parse_args(argv)
+
+    known = card_envs.env_ids()
+    env_ids = list(dict.fromkeys(args.env)) if args.env else known
+    unknown = [e for e in env_ids if e not in known]
+    if unknown:
+        parser.error(f"unknown env id(s) {unknown}; known ids are {known}")
+    if args.seconds <= 0:
+        parser.error("--seconds must be positive")
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
+    if args.num_envs < 1:
+        parser.error("--num-envs must be at least 1")
+
+    results = run(env_ids, args.seconds, args.num_envs, args.seed, args.rounds)
+    print(report(results))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=2)
+            f.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

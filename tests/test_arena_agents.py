@@ -1,0 +1,93 @@
+"""Agents and the seat-rotating arena."""
+
+import numpy as np
+import pytest
+
+import card_envs
+from agents import Agent, HeuristicAgent, RandomAgent, make_agent
+from card_envs.arena import play, win_shares
+
+
+def test_random_agent_is_uniform_over_legal_actions():
+    masks = np.zeros((20000, 5), dtype=np.int8)
+    masks[:, [1, 3, 4]] = 1
+    actions = RandomAgent(seed=0).act_batch(np.zeros((20000, 1), np.float32), masks)
+    counts = np.bincount(actions, minlength=5)
+    assert counts[[0, 2]].sum() == 0
+    assert np.all(np.abs(counts[[1, 3, 4]] / 20000 - 1 / 3) < 0.02)
+
+
+def test_agent_specs():
+    assert isinstance(make_agent("random", "no_thanks_v0"), RandomAgent)
+    assert isinstance(make_agent("heuristic", "no_thanks_v0", num_players=5), HeuristicAgent)
+    mine = RandomAgent(1)
+    assert make_agent(mine, "no_thanks_v0") is mine
+    with pytest.raises(ValueError, match="'nonsense'.*random"):
+        make_agent("nonsense", "no_thanks_v0")
+
+
+def test_heuristic_takes_a_card_that_extends_a_run_and_refuses_a_costly_one():
+    env = card_envs.make("no_thanks_v0")
+    env.reset(seed=0)
+    obs = env.observe("player_0")["observation"].copy()
+    agent = make_agent("heuristic", "no_thanks_v0")
+    obs[0:33] = 0
+    obs[30 - 3] = 1  # card 30 on offer, no tokens on it
+    obs[33] = 0
+    obs[34] = 11
+    obs[35:68] = 0
+    mask = np.array([1, 1], np.int8)
+    assert agent.act(obs, mask) == 1  # 30 points for nothing: no thanks
+    obs[35 + 31 - 3] = 1  # holding 31: taking 30 lowers the score by one
+    assert agent.act(obs, mask) == 0
+    obs[35 + 31 - 3] = 0
+    assert agent.act(obs, np.array([1, 0], np.int8)) == 0  # no tokens: must take
+
+
+def test_win_shares_split_ties():
+    scores = np.array([[10.0, 10.0, 30.0], [5.0, 7.0, 9.0]])
+    np.testing.assert_allclose(win_shares(scores, lower_wins=True), [[0.5, 0.5, 0], [1, 0, 0]])
+    np.testing.assert_allclose(win_shares(scores, lower_wins=False), [[0, 0, 1], [0, 0, 1]])
+
+
+class _Recorder(Agent):
+    """Plays the first legal action and remembers every batch size it was asked for."""
+
+    def __init__(self):
+        self.batches = []
+
+    def act_batch(self, observations, masks):
+        self.batches.append(len(observations))
+        return np.argmax(masks, axis=1)
+
+
+@pytest.mark.parametrize("num_players", [3, 4, 7])
+def test_play_rotates_seats_evenly_and_asks_in_batches(num_players):
+    rec = _Recorder()
+    agents = [rec] + [RandomAgent(k) for k in range(num_players - 1)]
+    games = 4 * num_players
+    venv = card_envs.make_vec("no_thanks_v0", 8, num_players=num_players)
+    res = play(venv, agents, games, seed=5)
+    for a in range(num_players):
+        seats = np.nonzero(res.agent_of_seat == a)[1]
+        assert np.array_equal(np.bincount(seats, minlength=num_players), [4] * num_players)
+    assert max(rec.batches) > 1
+    assert np.allclose(res.win_share.sum(axis=1), 1)
+    assert np.all(res.lengths >= 24)
+
+
+def test_play_is_deterministic_and_heuristic_beats_random():
+    def run():
+        venv = card_envs.make_vec("no_thanks_v0", 64)
+        agents = [make_agent("heuristic", "no_thanks_v0")] + [RandomAgent(1), RandomAgent(2)]
+        return play(venv, agents, 300, seed=11)
+
+    a, b = run(), run()
+    assert np.array_equal(a.scores, b.scores) and np.array_equal(a.lengths, b.lengths)
+    assert a.per_agent(a.win_share, 0).mean() > 0.8
+
+
+def test_play_checks_agent_count():
+    venv = card_envs.make_vec("no_thanks_v0", 4)
+    with pytest.raises(ValueError, match="3 agents"):
+        play(venv, [RandomAgent(0)], 10)

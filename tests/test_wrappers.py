@@ -1,0 +1,115 @@
+"""Single-agent views: Gymnasium env and SB3 VecEnv with opponents inside."""
+
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import card_envs
+from agents import Agent, make_agent
+from card_envs.wrappers import SingleAgentEnv, SingleAgentVecEnv
+
+
+def last_legal(masks):
+    """The highest legal action (No Thanks: pass while tokens last, so turns go round)."""
+    return masks.shape[1] - 1 - np.argmax(masks[:, ::-1], axis=1)
+
+
+class LastLegal(Agent):
+    def act_batch(self, observations, masks):
+        return last_legal(masks)
+
+
+def test_gym_env_passes_gymnasium_checker():
+    check_env(SingleAgentEnv("no_thanks_v0", opponents="heuristic", seed=0), skip_render_check=True)
+
+
+def test_gym_env_rotates_the_learner_seat():
+    env = SingleAgentEnv("no_thanks_v0", opponents="random", seed=3, num_players=4)
+    seats = []
+    for _ in range(8):
+        _, info = env.reset()
+        seats.append(info["seat"])
+        done = False
+        while not done:
+            a = int(np.flatnonzero(env.action_masks())[0])
+            _, _, term, trunc, _ = env.step(a)
+            done = term or trunc
+    assert seats == [0, 1, 2, 3, 0, 1, 2, 3]
+
+
+def _aec_replay(seed, seat, num_players):
+    """The same game through the AEC env, every seat playing its highest legal action."""
+    env = card_envs.make("no_thanks_v0", num_players=num_players)
+    env.reset(seed=seed)
+    learner = f"player_{seat}"
+    for agent in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        if term or trunc:
+            if agent == learner:
+                result = (env._cumulative_rewards[agent], info["score"])
+            env.step(None)
+            continue
+        env.step(int(last_legal(obs["action_mask"][None])[0]))
+    return result
+
+
+@pytest.mark.parametrize("seat", [0, 2])
+def test_vec_env_matches_aec_replay(seat):
+    num_players, n = 3, 4
+    venv = SingleAgentVecEnv(
+        "no_thanks_v0", n, opponents=LastLegal(), seat=seat, seed=100, num_players=num_players
+    )
+    venv.reset()
+    returns = np.zeros(n)
+    results = {}
+    while len(results) < n:
+        _, rew, dones, infos = venv.step(last_legal(venv.action_masks()))
+        returns += rew
+        for i in np.flatnonzero(dones):
+            if i not in results:
+                results[i] = (returns[i], infos[i]["score"], infos[i])
+    for i, (ret, score, info) in results.items():
+        assert (ret, score) == pytest.approx(_aec_replay(100 + i, seat, num_players))
+        assert info["seat"] == seat and info["episode"]["r"] == pytest.approx(ret)
+        assert info["terminal_observation"].shape == venv.observation_space.shape
+
+
+def test_vec_env_asks_opponents_in_batches_and_checks_their_number():
+    class Recorder(LastLegal):
+        sizes: list = []
+
+        def act_batch(self, observations, masks):
+            self.sizes.append(len(observations))
+            return super().act_batch(observations, masks)
+
+    rec = Recorder()
+    venv = SingleAgentVecEnv("no_thanks_v0", 32, opponents=[rec, "random"], seed=0)
+    venv.reset()
+    for _ in range(30):
+        venv.step(np.argmax(venv.action_masks(), axis=1))
+    assert max(rec.sizes) > 1
+    with pytest.raises(ValueError, match="needs 2 opponents"):
+        SingleAgentVecEnv("no_thanks_v0", 2, opponents=["random"] * 3)
+    with pytest.raises(ValueError, match="seat=5"):
+        SingleAgentVecEnv("no_thanks_v0", 2, seat=5)
+
+
+def test_maskable_ppo_trains_and_predicts_legal_actions():
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.utils import get_action_masks
+
+    venv = SingleAgentVecEnv("no_thanks_v0", 16, opponents="heuristic", seed=1)
+    model = MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=256, n_epochs=1, seed=0)
+    model.learn(1024)
+    obs = venv.reset()
+    for _ in range(50):
+        masks = get_action_masks(venv)
+        actions, _ = model.predict(obs, action_masks=masks)
+        assert masks[np.arange(16), actions].all()
+        obs, _, _, _ = venv.step(actions)
+
+
+def test_heuristic_opponents_get_the_env_config():
+    venv = SingleAgentVecEnv("no_thanks_v0", 2, opponents="heuristic", num_players=6, seed=0)
+    assert venv.observation_space.shape == (36 + 33 * 6,)
+    assert make_agent("heuristic", "no_thanks_v0", num_players=6) is not None
