@@ -84,6 +84,10 @@ class CardEnv(AECEnv):
         self.agent_selection = self.possible_agents[self._row[layout.PLAYER]]
         self._kernels.legal_kernel(self._row, self._mask)
 
+    def last(self, observe: bool = True):
+        self._require_started()
+        return super().last(observe)
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         self._require_started()
         obs = np.empty(self.game.obs_size, dtype=np.float32)

@@ -157,11 +157,14 @@ class BatchedEnv:
         seat is in `final_observations` and its scores in `final_scores`."""
         if not self._started:
             raise RuntimeError(f"{self.env_id}: call reset() before step()")
-        acts = np.ascontiguousarray(actions, dtype=np.int64)
-        if acts.shape != (self.num_envs,):
+        given = np.asarray(actions)
+        if given.shape != (self.num_envs,):
             raise ValueError(
-                f"{self.env_id}: actions must have shape ({self.num_envs},), got {acts.shape}"
+                f"{self.env_id}: actions must have shape ({self.num_envs},), got {given.shape}"
             )
+        if given.dtype.kind not in "iu":
+            raise ValueError(f"{self.env_id}: actions must be integers, got dtype {given.dtype}")
+        acts = np.ascontiguousarray(given, dtype=np.int64)
         bad = self._batch_step(self._buffers, acts)
         if bad >= 0:
             legal = np.flatnonzero(self._masks[bad]).tolist()

@@ -30,12 +30,16 @@ def cards_of(mask: int) -> list[int]:
 def score(cards: Iterable[int], tokens: int) -> int:
     """Points of a hand: the lowest card of each run of consecutive cards, minus tokens."""
     cards = list(cards)
-    bad = [c for c in cards if not isinstance(c, (int, np.integer)) or not 3 <= c <= 35]
+    bad = [
+        c
+        for c in cards
+        if isinstance(c, bool) or not isinstance(c, (int, np.integer)) or not 3 <= c <= 35
+    ]
     if bad:
         raise ValueError(f"cards must be ints in 3..35, got {bad}")
     if len(set(cards)) != len(cards):
         raise ValueError(f"cards must be distinct, got {sorted(cards)}")
-    if not isinstance(tokens, (int, np.integer)) or tokens < 0:
+    if isinstance(tokens, bool) or not isinstance(tokens, (int, np.integer)) or tokens < 0:
         raise ValueError(f"tokens must be a non-negative int, got {tokens!r}")
     return int(k.card_points(np.int64(_mask_of(int(c) for c in cards)), np.int64(tokens)))
 
