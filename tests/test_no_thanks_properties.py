@@ -10,6 +10,7 @@ from helpers_no_thanks import (
     NO_THANKS,
     PLAYER_COUNTS,
     TAKE,
+    last_rewards,
     make_env,
     pick_action,
     ref_from_env,
@@ -79,12 +80,7 @@ def play_and_check(env, ref, rng: random.Random, p_take: float, public_tokens: b
     expected = ref.rewards(reward)
     assert [env.rewards[a] for a in env.possible_agents] == pytest.approx(expected)
     # rewards as last() hands them out, dead steps included
-    got = {}
-    for agent in env.agent_iter():
-        _, r, term, _, _ = env.last()
-        assert term
-        got[agent] = r
-        env.step(None)
+    got = last_rewards(env)
     assert got == pytest.approx(dict(zip(env.possible_agents, expected, strict=True)))
     assert env.agents == []
     if reward == "win":

@@ -8,6 +8,7 @@ from helpers_no_thanks import (
     NO_THANKS,
     PLAYER_COUNTS,
     TAKE,
+    last_rewards,
     make_env,
     mask_of,
     obs_of,
@@ -22,17 +23,6 @@ from card_envs.games.no_thanks import score
 
 EXPECTED_TOKENS = {3: 11, 4: 11, 5: 11, 6: 9, 7: 7}  # the rule text's table
 OBS_POT, OBS_OWN_TOKENS = 33, 34
-
-
-def last_rewards(env):
-    """Each agent's reward as `last()` reports it at the end (dead steps included)."""
-    out = {}
-    for agent in env.agent_iter():
-        _, reward, term, _, _ = env.last()
-        assert term
-        out[agent] = reward
-        env.step(None)
-    return out
 
 
 # --- scoring: the rule texts' examples --------------------------------------------------

@@ -7,11 +7,9 @@ from typing import Any
 
 import gymnasium
 import numpy as np
-from gymnasium import spaces
 
 from agents import Agent
-from card_envs.registry import make_vec
-from card_envs.wrappers.learner import LearnerSeats, opponent_agents
+from card_envs.wrappers.learner import LearnerSeats
 
 
 class SingleAgentEnv(gymnasium.Env):
@@ -31,16 +29,9 @@ class SingleAgentEnv(gymnasium.Env):
         seed: int | None = None,
         **config: Any,
     ) -> None:
-        self._venv = make_vec(env_id, 1, seed=seed, **config)
-        game = self._venv.game
-        self._driver = LearnerSeats(
-            self._venv,
-            opponent_agents(opponents, env_id, game.num_players, seed, game.config),
-            seat,
-        )
-        low, high = game.obs_bounds()
-        self.observation_space = spaces.Box(low, high, dtype=np.float32)
-        self.action_space = spaces.Discrete(game.num_actions)
+        self._driver = LearnerSeats.create(env_id, 1, opponents, seat, seed, **config)
+        self._venv = self._driver.venv
+        self.observation_space, self.action_space = self._driver.spaces()
         self._seed = seed
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):

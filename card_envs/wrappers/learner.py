@@ -9,10 +9,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import gymnasium
 import numpy as np
 
 from agents import Agent, make_agent
 from card_envs.core.batched import SKIP, BatchedEnv
+from card_envs.registry import make_vec
 
 
 def opponent_agents(
@@ -59,6 +61,31 @@ class LearnerSeats:
         self.seat = (np.arange(m) % n) if self.rotate else np.full(m, int(seat))
         self._actions = np.full(m, SKIP, dtype=np.int64)
         self._pending = np.zeros(m)  # learner reward earned since its last action
+
+    @classmethod
+    def create(
+        cls,
+        env_id: str,
+        num_envs: int,
+        opponents: str | Agent | Sequence[str | Agent],
+        seat: int | str,
+        seed: int | None,
+        **config: Any,
+    ) -> LearnerSeats:
+        """A batched env of `env_id` with its opponents built from their specs."""
+        venv = make_vec(env_id, num_envs, seed=seed, **config)
+        game = venv.game
+        return cls(
+            venv, opponent_agents(opponents, env_id, game.num_players, seed, game.config), seat
+        )
+
+    def spaces(self) -> tuple[gymnasium.spaces.Box, gymnasium.spaces.Discrete]:
+        """The learner's observation and action spaces."""
+        low, high = self.venv.game.obs_bounds()
+        return (
+            gymnasium.spaces.Box(low, high, dtype=np.float32),
+            gymnasium.spaces.Discrete(self.venv.num_actions),
+        )
 
     def reset(self, seed: int | None = None) -> None:
         self.venv.reset(seed)

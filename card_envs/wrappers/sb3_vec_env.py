@@ -6,12 +6,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
 from agents import Agent
-from card_envs.registry import make_vec
-from card_envs.wrappers.learner import LearnerSeats, opponent_agents
+from card_envs.wrappers.learner import LearnerSeats
 
 
 class SingleAgentVecEnv(VecEnv):
@@ -31,20 +29,10 @@ class SingleAgentVecEnv(VecEnv):
         seed: int | None = None,
         **config: Any,
     ) -> None:
-        self._venv = make_vec(env_id, num_envs, seed=seed, **config)
-        game = self._venv.game
-        self.driver = LearnerSeats(
-            self._venv,
-            opponent_agents(opponents, env_id, game.num_players, seed, game.config),
-            seat,
-        )
-        low, high = game.obs_bounds()
+        self.driver = LearnerSeats.create(env_id, num_envs, opponents, seat, seed, **config)
+        self._venv = self.driver.venv
         self.render_mode = None
-        super().__init__(
-            num_envs,
-            spaces.Box(low, high, dtype=np.float32),
-            spaces.Discrete(game.num_actions),
-        )
+        super().__init__(num_envs, *self.driver.spaces())
         self._seed = seed
         self._actions: np.ndarray | None = None
         self._ep_return = np.zeros(num_envs)
