@@ -29,13 +29,6 @@ class Results:
         return values[self.agent_of_seat == agent]
 
 
-def win_shares(scores: np.ndarray, lower_wins: bool) -> np.ndarray:
-    """Winners' share of each game: 1/k for each of the k seats with the best score."""
-    best = scores.min(axis=1) if lower_wins else scores.max(axis=1)
-    winners = scores == best[:, None]
-    return winners / winners.sum(axis=1, keepdims=True)
-
-
 def play(venv: BatchedEnv, agents: list, games: int, seed: int = 0) -> Results:
     """Play `games` games of `venv`'s game between `agents` (one per seat)."""
     n, m = venv.num_players, venv.num_envs
@@ -48,6 +41,7 @@ def play(venv: BatchedEnv, agents: list, games: int, seed: int = 0) -> Results:
     agent_of_seat = (seats[None, :] + np.arange(games)[:, None]) % n
     rewards = np.zeros((games, n))
     scores = np.zeros((games, n))
+    wins = np.zeros((games, n))
     lengths = np.zeros(games, dtype=np.int64)
     acc = np.zeros((m, n))
     steps = np.zeros(m, dtype=np.int64)
@@ -69,11 +63,11 @@ def play(venv: BatchedEnv, agents: list, games: int, seed: int = 0) -> Results:
             g = game_of[i]
             rewards[g] = acc[i]
             scores[g] = venv.final_scores[i]
+            wins[g] = venv.final_wins[i]
             lengths[g] = steps[i]
             finished += 1
         ended = term | trunc
         acc[ended] = 0
         steps[ended] = 0
         game_of[ended] += m
-    lower = type(venv.game).lower_score_wins
-    return Results(agent_of_seat, rewards, scores, win_shares(scores, lower), lengths)
+    return Results(agent_of_seat, rewards, scores, wins, lengths)

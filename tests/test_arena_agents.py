@@ -5,7 +5,7 @@ import pytest
 
 import card_envs
 from agents import Agent, HeuristicAgent, RandomAgent, make_agent
-from card_envs.arena import play, win_shares
+from card_envs.arena import play
 
 
 def test_random_agent_is_uniform_over_legal_actions():
@@ -44,10 +44,12 @@ def test_heuristic_takes_a_card_that_extends_a_run_and_refuses_a_costly_one():
     assert agent.act(obs, np.array([1, 0], np.int8)) == 0  # no tokens: must take
 
 
-def test_win_shares_split_ties():
-    scores = np.array([[10.0, 10.0, 30.0], [5.0, 7.0, 9.0]])
-    np.testing.assert_allclose(win_shares(scores, lower_wins=True), [[0.5, 0.5, 0], [1, 0, 0]])
-    np.testing.assert_allclose(win_shares(scores, lower_wins=False), [[0, 0, 1], [0, 0, 1]])
+def test_win_shares_follow_the_lowest_score_and_equal_win_rewards():
+    venv = card_envs.make_vec("no_thanks_v0", 16)
+    res = play(venv, [RandomAgent(k) for k in range(3)], 200, seed=2)
+    best = res.scores == res.scores.min(axis=1, keepdims=True)
+    np.testing.assert_allclose(res.win_share, best / best.sum(axis=1, keepdims=True))
+    np.testing.assert_allclose(res.win_share, res.rewards)  # reward="win" pays the win share
 
 
 class _Recorder(Agent):

@@ -73,6 +73,9 @@ def test_batched_matches_aec_over_several_games(num_players, reward):
                 np.testing.assert_allclose(rewards[i], refs[i].rewards(reward), rtol=1e-6)
                 scores = [env.infos[a]["score"] for a in env.possible_agents]
                 assert vec.final_scores[i].tolist() == scores == refs[i].scores()
+                wins = [env.infos[a]["win"] for a in env.possible_agents]
+                assert vec.final_wins[i].tolist() == pytest.approx(wins)
+                assert wins == pytest.approx(refs[i].rewards("win"))
                 for seat, agent in enumerate(env.possible_agents):
                     np.testing.assert_array_equal(
                         vec.final_observations[i, seat], env.observe(agent)["observation"]

@@ -152,11 +152,13 @@ class CardEnv(AECEnv):
 
     def _finish(self, status: int) -> None:
         scores = np.zeros(self.game.num_players, dtype=np.float64)
-        self._kernels.scores_kernel(self._row, scores)
+        wins = np.zeros(self.game.num_players, dtype=np.float64)
+        self._kernels.outcome_kernel(self._row, scores, wins)
         done = self.terminations if status == layout.TERMINATED else self.truncations
         for i, name in enumerate(self.possible_agents):
             done[name] = True
             self.infos[name]["score"] = float(scores[i])
+            self.infos[name]["win"] = float(wins[i])
 
     def _require_started(self) -> None:
         if not self._started:

@@ -35,10 +35,11 @@ def reset_all(buffers, reset_fn, observe_fn, legal_fn):
 
 
 @njit(cache=True)
-def step_all(buffers, actions, reset_fn, step_fn, observe_fn, legal_fn, scores_fn):
+def step_all(buffers, actions, reset_fn, step_fn, observe_fn, legal_fn, outcome_fn):
     """Step every row whose action is not SKIP; return the first row whose action is illegal
     (then nothing is stepped), or -1."""
-    states, obs, masks, player, rewards, terminated, truncated, final_obs, final_scores = buffers
+    states, obs, masks, player, rewards, terminated, truncated = buffers[:7]
+    final_obs, final_scores, final_wins = buffers[7:]
     n = states.shape[0]
     num_actions = masks.shape[1]
     for i in range(n):
@@ -59,7 +60,7 @@ def step_all(buffers, actions, reset_fn, step_fn, observe_fn, legal_fn, scores_f
         if status != layout.RUNNING:
             for seat in range(rewards.shape[1]):
                 observe_fn(row, seat, final_obs[i, seat])
-            scores_fn(row, final_scores[i])
+            outcome_fn(row, final_scores[i], final_wins[i])
             reset_fn(row)
         p = row[layout.PLAYER]
         player[i] = p
@@ -107,11 +108,13 @@ class BatchedEnv:
         self._truncated = np.zeros(n, dtype=np.bool_)
         self._final_obs = np.zeros((n, p, game.obs_size), dtype=np.float32)
         self._final_scores = np.zeros((n, p), dtype=np.float64)
+        self._final_wins = np.zeros((n, p), dtype=np.float64)
         self.observations = _readonly(self._obs)
         self.action_masks = _readonly(self._masks)
         self.current_player = _readonly(self._player)
         self.final_observations = _readonly(self._final_obs)
         self.final_scores = _readonly(self._final_scores)
+        self.final_wins = _readonly(self._final_wins)
         self._views = (
             self.observations,
             self.action_masks,
@@ -130,6 +133,7 @@ class BatchedEnv:
             self._truncated,
             self._final_obs,
             self._final_scores,
+            self._final_wins,
         )
         self._batch_reset = type(game).batch_reset_kernel
         self._batch_step = type(game).batch_step_kernel
@@ -154,7 +158,8 @@ class BatchedEnv:
         truncations). An action of SKIP (-1) leaves that instance as it is, with zero rewards.
         Rewards have shape (num_envs, num_players); an instance marked
         terminated or truncated has already been reset, and its last observation of every
-        seat is in `final_observations` and its scores in `final_scores`."""
+        seat is in `final_observations`, its scores in `final_scores` and each seat's share
+        of the win in `final_wins`."""
         if not self._started:
             raise RuntimeError(f"{self.env_id}: call reset() before step()")
         given = np.asarray(actions)

@@ -8,7 +8,9 @@ plus a little Python for config, inspection and text. The kernels, all `@njit(ca
   vector `rewards` (zeroed by the caller).
 - `observe(row, seat, out)`: write what `seat` may know into the float32 vector `out`.
 - `legal(row, out)`: the int8 action mask of the seat to act (all zero once over).
-- `scores(row, out)`: each seat's game score as the rules count it, into a float64 vector.
+- `outcome(row, scores, wins)`: each seat's game score as the rules count it, and its share
+  of the win (1/k for each of k tied winners, by the game's own ranking and tie-breakers),
+  into two float64 vectors.
 - `batch_reset(buffers)` / `batch_step(buffers, actions)`: the four kernels above bound to
   `core.batched.reset_all` / `step_all` in the game's `batched.py` (two one-line cached
   wrappers; referring to the kernels as module attributes keeps them cacheable).
@@ -30,13 +32,12 @@ class Game:
     env_id: ClassVar[str]
     title: ClassVar[str]
     options: ClassVar[dict[str, Option]]
-    lower_score_wins: ClassVar[bool] = False
     # numba kernels with the signatures above
     reset_kernel: ClassVar[Any]
     step_kernel: ClassVar[Any]
     observe_kernel: ClassVar[Any]
     legal_kernel: ClassVar[Any]
-    scores_kernel: ClassVar[Any]
+    outcome_kernel: ClassVar[Any]
     # batch_reset(buffers) and batch_step(buffers, actions): the game's kernels bound to
     # core.batched.reset_all / step_all in two cached two-line wrappers
     batch_reset_kernel: ClassVar[Any]

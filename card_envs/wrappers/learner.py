@@ -125,6 +125,7 @@ class LearnerSeats:
             infos[i] = {
                 "terminal_observation": venv.final_observations[i, s].copy(),
                 "score": float(venv.final_scores[i, s]),
+                "win": float(venv.final_wins[i, s]),
                 "seat": int(s),
                 "truncated": bool(trunc[i]),
             }

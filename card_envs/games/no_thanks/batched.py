@@ -13,4 +13,4 @@ def batch_reset(buffers):
 
 @njit(cache=True)
 def batch_step(buffers, actions):
-    return step_all(buffers, actions, k.reset, k.step, k.observe, k.legal, k.scores)
+    return step_all(buffers, actions, k.reset, k.step, k.observe, k.legal, k.outcome)

@@ -75,9 +75,12 @@ def reset(row):
 
 
 @njit(cache=True)
-def scores(row, out):
-    for p in range(row[layout.NUM_PLAYERS]):
-        out[p] = card_points(row[CARDS + p], row[TOKENS + p])
+def outcome(row, scores, wins):
+    """Points of every seat; the lowest score wins, ties share."""
+    n = row[layout.NUM_PLAYERS]
+    for p in range(n):
+        scores[p] = card_points(row[CARDS + p], row[TOKENS + p])
+    share_win(scores[:n], True, wins)
 
 
 @njit(cache=True)
@@ -100,12 +103,10 @@ def step(row, action, rewards):
     row[layout.STATUS] = layout.TERMINATED
     n = row[layout.NUM_PLAYERS]
     final = np.zeros(n, dtype=np.float64)
-    scores(row, final)
-    if row[CFG_REWARD] == REWARD_WIN:
-        share_win(final, True, rewards)
-    else:
-        for q in range(n):
-            rewards[q] = -final[q]
+    wins = np.zeros(n, dtype=np.float64)
+    outcome(row, final, wins)
+    for q in range(n):
+        rewards[q] = wins[q] if row[CFG_REWARD] == REWARD_WIN else -final[q]
 
 
 @njit(cache=True)

@@ -57,7 +57,6 @@ def _runs_text(cards: list[int]) -> str:
 class NoThanks(Game):
     env_id = "no_thanks_v0"
     title = "No Thanks!"
-    lower_score_wins = True
     options = {
         "num_players": Option(3, "number of players", low=3, high=7),
         "public_tokens": Option(False, "whether the other seats' token counts are observed"),
@@ -69,7 +68,7 @@ class NoThanks(Game):
     step_kernel = k.step
     observe_kernel = k.observe
     legal_kernel = k.legal
-    scores_kernel = k.scores
+    outcome_kernel = k.outcome
     batch_reset_kernel = batched.batch_reset
     batch_step_kernel = batched.batch_step
     state_size = k.STATE_SIZE
@@ -99,7 +98,7 @@ class NoThanks(Game):
     def state_dict(self, row: np.ndarray) -> dict:
         n = self.num_players
         scores = np.zeros(n, dtype=np.float64)
-        k.scores(row, scores)
+        k.outcome(row, scores, np.zeros(n, dtype=np.float64))
         nxt = int(row[k.NEXT])
         return {
             "num_players": n,
