@@ -48,7 +48,10 @@ import card_envs  # noqa: E402
 
 PEER = "tictactoe_v3"
 # Each game's issue sets its targets: (AEC x tictactoe AEC, batched x tictactoe AEC).
-TARGETS: dict[str, tuple[float, float]] = {"no_thanks_v0": (5.0, 200.0)}
+TARGETS: dict[str, tuple[float, float]] = {
+    "no_thanks_v0": (5.0, 200.0),
+    "surfosaurus_max_v0": (4.0, 60.0),
+}
 
 
 # --- action choice ------------------------------------------------------------------------

@@ -8,8 +8,9 @@ from card_envs.core.aec import CardEnv
 from card_envs.core.batched import BatchedEnv
 from card_envs.core.engine import Game
 from card_envs.games.no_thanks import NoThanks
+from card_envs.games.surfosaurus import Surfosaurus
 
-_GAMES: dict[str, type[Game]] = {g.env_id: g for g in (NoThanks,)}
+_GAMES: dict[str, type[Game]] = {g.env_id: g for g in (NoThanks, Surfosaurus)}
 
 
 def env_ids() -> list[str]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,8 +20,15 @@ class Option:
     choices: tuple | None = None
     low: int | None = None
     high: int | None = None
+    # for structured values: returns the normalised value or raises ValueError saying why
+    validate: Callable[[Any], Any] | None = None
 
     def check(self, owner: str, name: str, value: Any) -> Any:
+        if self.validate is not None:
+            try:
+                return self.validate(value)
+            except (TypeError, ValueError) as err:
+                raise ConfigError(f"{owner}: option {name}={value!r}: {err}") from None
         kind = type(self.default)
         if kind is int and isinstance(value, bool) or not isinstance(value, kind):
             if not (kind is int and hasattr(value, "__index__") and not isinstance(value, bool)):
