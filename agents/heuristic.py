@@ -16,3 +16,17 @@ class HeuristicAgent(Agent):
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         return self._game.heuristic_actions(observations, masks)
+
+
+class ComputerAgent(Agent):
+    """The built-in computer opponent of games that have one (Double or Nothing)."""
+
+    name = spec = "computer"
+
+    def __init__(self, game: Game) -> None:
+        if not hasattr(game, "computer_actions"):
+            raise ValueError(f"{game.env_id} has no computer player; use random or heuristic")
+        self._game = game
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return self._game.computer_actions(observations, masks)

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from agents.base import Agent
-from agents.heuristic import HeuristicAgent
+from agents.heuristic import ComputerAgent, HeuristicAgent
 from agents.random_agent import RandomAgent
 from card_envs.registry import make_game
 
-_KINDS = ("random", "heuristic")
+_KINDS = ("random", "heuristic", "computer")
 
 
 def agent_kinds() -> tuple[str, ...]:
@@ -24,4 +24,6 @@ def make_agent(spec: str | Agent, env_id: str, seed: int | None = None, **config
         return RandomAgent(seed)
     if spec == "heuristic":
         return HeuristicAgent(make_game(env_id, **config))
+    if spec == "computer":
+        return ComputerAgent(make_game(env_id, **config))
     raise ValueError(f"unknown agent spec {spec!r}; known agents are {list(_KINDS)}")

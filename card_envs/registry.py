@@ -4,21 +4,32 @@ from __future__ import annotations
 
 from typing import Any
 
+import gymnasium
+
 from card_envs.core.aec import CardEnv
 from card_envs.core.batched import BatchedEnv
 from card_envs.core.engine import Game
+from card_envs.games.double_or_nothing import DoubleOrNothing
+from card_envs.games.double_or_nothing.run_env import DoubleOrNothingRun
 from card_envs.games.no_thanks import NoThanks
 from card_envs.games.surfosaurus import Surfosaurus
 
-_GAMES: dict[str, type[Game]] = {g.env_id: g for g in (NoThanks, Surfosaurus)}
+_GAMES: dict[str, type[Game]] = {g.env_id: g for g in (NoThanks, Surfosaurus, DoubleOrNothing)}
+# single-agent Gymnasium envs (a game against a built-in opponent)
+_SINGLE_AGENT = {DoubleOrNothingRun.env_id: DoubleOrNothingRun}
 
 
 def env_ids() -> list[str]:
     """All registered env ids."""
-    return sorted(_GAMES)
+    return sorted([*_GAMES, *_SINGLE_AGENT])
 
 
 def game_class(env_id: str) -> type[Game]:
+    if env_id in _SINGLE_AGENT:
+        raise ValueError(
+            f"{env_id!r} is a single-agent Gymnasium env: use card_envs.make({env_id!r}); "
+            f"multi-agent ids are {sorted(_GAMES)}"
+        )
     try:
         return _GAMES[env_id]
     except (KeyError, TypeError):
@@ -32,8 +43,11 @@ def make_game(env_id: str, **config: Any) -> Game:
 
 def make(
     env_id: str, render_mode: str | None = None, illegal_action: str = "raise", **config: Any
-) -> CardEnv:
-    """PettingZoo AEC env of `env_id` (no wrappers needed: order and legality are enforced)."""
+) -> CardEnv | gymnasium.Env:
+    """PettingZoo AEC env of `env_id` (no wrappers needed: order and legality are enforced);
+    for a single-agent id, its Gymnasium env."""
+    if env_id in _SINGLE_AGENT:
+        return _SINGLE_AGENT[env_id](render_mode=render_mode, **config)
     return CardEnv(make_game(env_id, **config), render_mode, illegal_action)
 
 

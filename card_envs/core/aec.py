@@ -20,6 +20,11 @@ from card_envs.core.engine import Game
 ILLEGAL_ACTION_MODES = ("raise", "penalize")
 
 
+def check_illegal_action_mode(mode: str) -> None:
+    if mode not in ILLEGAL_ACTION_MODES:
+        raise ValueError(f"illegal_action={mode!r} is not one of {ILLEGAL_ACTION_MODES}")
+
+
 class CardEnv(AECEnv):
     """PettingZoo AEC env over a game engine (see `card_envs.make`)."""
 
@@ -32,10 +37,7 @@ class CardEnv(AECEnv):
         if render_mode not in (None, *self.metadata["render_modes"]):
             allowed = [None, *self.metadata["render_modes"]]
             raise ValueError(f"render_mode={render_mode!r} is not one of {allowed}")
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(
-                f"illegal_action={illegal_action!r} is not one of {ILLEGAL_ACTION_MODES}"
-            )
+        check_illegal_action_mode(illegal_action)
         self.game = game
         self.render_mode = render_mode
         self.illegal_action = illegal_action

@@ -306,3 +306,21 @@ def decode_score(score: int, k: int) -> tuple[str, tuple[int, ...]]:
         values.append(score % 13)
         score //= 13
     return CATEGORY_NAMES[score], tuple(reversed(values))
+
+
+# --- range plays over value counts (climbing games) --------------------------------------------
+@njit(cache=True)
+def range_copies(counts, lo, hi):
+    """Copies a play of every value lo..hi is forced to: the smallest count among them
+    (counts[v - 1] holds value v); 0 when a value in the range is missing."""
+    copies = counts[lo - 1]
+    for v in range(lo + 1, hi + 1):
+        copies = min(copies, counts[v - 1])
+    return copies
+
+
+@njit(cache=True)
+def range_strength(copies, lo, hi):
+    """Order key of a range play: more cards, then more distinct values, then a higher top."""
+    size = hi - lo + 1
+    return (copies * size * 64 + size) * 64 + hi

@@ -9,6 +9,7 @@ import gymnasium
 import numpy as np
 
 from agents import Agent
+from card_envs.core.aec import check_illegal_action_mode
 from card_envs.wrappers.learner import LearnerSeats
 
 
@@ -16,7 +17,9 @@ class SingleAgentEnv(gymnasium.Env):
     """One game at a time from the learner's seat; `action_masks()` for MaskablePPO.
 
     Observations are the game's observation vector; `info["action_mask"]` and
-    `action_masks()` give the legal actions. Rewards are the learner seat's rewards.
+    `action_masks()` give the legal actions. Rewards are the learner seat's rewards. An
+    illegal action raises, or with `illegal_action="penalize"` gives -1 and ends the episode
+    (what Gymnasium's env checker, which samples unmasked actions, expects).
     """
 
     metadata = {"render_modes": []}
@@ -27,8 +30,11 @@ class SingleAgentEnv(gymnasium.Env):
         opponents: str | Agent | Sequence[str | Agent] = "random",
         seat: int | str = "rotate",
         seed: int | None = None,
+        illegal_action: str = "raise",
         **config: Any,
     ) -> None:
+        check_illegal_action_mode(illegal_action)
+        self.illegal_action = illegal_action
         self._driver = LearnerSeats.create(env_id, 1, opponents, seat, seed, **config)
         self._venv = self._driver.venv
         self.observation_space, self.action_space = self._driver.spaces()
@@ -41,7 +47,13 @@ class SingleAgentEnv(gymnasium.Env):
         return self._venv.observations[0].copy(), self._info()
 
     def step(self, action: int):
-        rewards, terminated, truncated, infos = self._driver.step([int(action)])
+        a = int(action)
+        if not 0 <= a < self._venv.num_actions or not self._venv.action_masks[0, a]:
+            if self.illegal_action == "raise":
+                legal = np.flatnonzero(self._venv.action_masks[0]).tolist()
+                raise ValueError(f"{self._venv.env_id}: illegal action {a}; legal are {legal}")
+            return self._venv.observations[0].copy(), -1.0, True, False, {"illegal_action": True}
+        rewards, terminated, truncated, infos = self._driver.step([a])
         info = infos[0]
         if terminated[0] or truncated[0]:
             obs = info.pop("terminal_observation")

@@ -14,6 +14,7 @@ import numpy as np
 
 from agents import Agent, make_agent
 from card_envs.core.batched import SKIP, BatchedEnv
+from card_envs.core.spaces import LegalDiscrete
 from card_envs.registry import make_vec
 
 
@@ -79,12 +80,13 @@ class LearnerSeats:
             venv, opponent_agents(opponents, env_id, game.num_players, seed, game.config), seat
         )
 
-    def spaces(self) -> tuple[gymnasium.spaces.Box, gymnasium.spaces.Discrete]:
-        """The learner's observation and action spaces."""
+    def spaces(self) -> tuple[gymnasium.spaces.Box, LegalDiscrete]:
+        """The learner's observation and action spaces (sampling gives instance 0's legal
+        actions, which is the whole env for the single-instance Gymnasium view)."""
         low, high = self.venv.game.obs_bounds()
         return (
             gymnasium.spaces.Box(low, high, dtype=np.float32),
-            gymnasium.spaces.Discrete(self.venv.num_actions),
+            LegalDiscrete(self.venv.num_actions, lambda: self.venv.action_masks[0]),
         )
 
     def reset(self, seed: int | None = None) -> None:

@@ -1,0 +1,16 @@
+"""The Double or Nothing kernels bound to the generic batched loops (see `core.batched`)."""
+
+from numba import njit
+
+from card_envs.core.batched import reset_all, step_all
+from card_envs.games.double_or_nothing import engine as k
+
+
+@njit(cache=True)
+def batch_reset(buffers):
+    reset_all(buffers, k.reset, k.observe, k.legal)
+
+
+@njit(cache=True)
+def batch_step(buffers, actions):
+    return step_all(buffers, actions, k.reset, k.step, k.observe, k.legal, k.outcome)

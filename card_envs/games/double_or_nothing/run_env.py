@@ -1,0 +1,132 @@
+"""`double_or_nothing_run_v0`: the original mode, one agent against the built-in computer.
+
+The agent plays game g = 1, 2, ... (stage g scales decks, hands and draws by 2**(g-1)) and
+leads the first hand of each; the episode ends at the first game it does not win (a loss, a
+draw, or a truncated game) or after winning `max_stage`. Reward +1 per game won. An illegal
+action raises, or with `illegal_action="penalize"` gives -1 and ends the episode.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+from card_envs.core import layout, rng
+from card_envs.core.aec import check_illegal_action_mode
+from card_envs.core.config import Option, resolve
+from card_envs.core.spaces import LegalDiscrete
+from card_envs.games.double_or_nothing import engine as k
+from card_envs.games.double_or_nothing.spec import MAX_STAGE, DoubleOrNothing
+
+AGENT, COMPUTER = 0, 1
+
+OPTIONS = {
+    "max_stage": Option(
+        MAX_STAGE, "the episode ends after winning this game", low=1, high=MAX_STAGE
+    ),
+    "max_turns": Option(2000, "a game is truncated after this many actions x 2**(g-1)", low=1),
+}
+
+
+class DoubleOrNothingRun(gymnasium.Env):
+    """Gymnasium env; `action_masks()` makes it usable by MaskablePPO directly."""
+
+    metadata = {"render_modes": ["ansi"]}
+    env_id = "double_or_nothing_run_v0"
+
+    def __init__(
+        self, render_mode: str | None = None, illegal_action: str = "raise", **config: Any
+    ) -> None:
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode={render_mode!r} is not one of [None, 'ansi']")
+        check_illegal_action_mode(illegal_action)
+        self.illegal_action = illegal_action
+        self.render_mode = render_mode
+        self.config = resolve(self.env_id, OPTIONS, config)
+        self._games = [
+            DoubleOrNothing(stage=g, max_turns=self.config["max_turns"])
+            for g in range(1, self.config["max_stage"] + 1)
+        ]
+        low, high = self._games[0].obs_bounds()
+        self.observation_space = gymnasium.spaces.Box(low, high, dtype=np.float32)
+        self.action_space = LegalDiscrete(k.NUM_RANGES + 1, self.action_masks)
+        self._row = self._games[-1].new_row()  # big enough for every stage
+        self._mask = np.zeros(k.NUM_RANGES + 1, dtype=np.int8)
+        self._rewards = np.zeros(2, dtype=np.float32)
+        self._obs = np.zeros(k.OBS_SIZE, dtype=np.float32)
+        self._counts = np.zeros(k.NUM_NUMBERS, dtype=np.int64)
+        self._stage = 1
+        self._started = False
+
+    @property
+    def stage(self) -> int:
+        return self._stage
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        if seed is not None or not self._started:
+            rng.seed_row(self._row, int(self.np_random.integers(2**63)) if seed is None else seed)
+        self._started = True
+        self._won = 0
+        self._start_game(1)
+        return self._observe(), self._info()
+
+    def _start_game(self, stage: int) -> None:
+        self._stage = stage
+        self._games[stage - 1].encode_config(self._row)
+        k.reset(self._row)
+        self._computer_moves()
+
+    def _computer_moves(self) -> None:
+        row = self._row
+        while row[layout.STATUS] == layout.RUNNING and row[layout.PLAYER] == COMPUTER:
+            self._counts[:] = row[k.HAND + k.NUM_NUMBERS : k.HAND + 2 * k.NUM_NUMBERS]
+            self._rewards[:] = 0
+            k.step(row, k.computer_action(self._counts, k.beat_strength(row)), self._rewards)
+
+    def step(self, action: int):
+        if not self._started:
+            raise RuntimeError(f"{self.env_id}: call reset() before step()")
+        k.legal(self._row, self._mask)
+        a = int(action)
+        if not (0 <= a <= k.NUM_RANGES) or not self._mask[a]:
+            if self.illegal_action == "raise":
+                legal = np.flatnonzero(self._mask).tolist()
+                raise ValueError(f"{self.env_id}: illegal action {action!r}; legal are {legal}")
+            return self._observe(), -1.0, True, False, {**self._info(), "illegal_action": True}
+        self._rewards[:] = 0
+        k.step(self._row, a, self._rewards)
+        self._computer_moves()
+        row = self._row
+        if row[layout.STATUS] == layout.RUNNING:
+            return self._observe(), 0.0, False, False, self._info()
+        scores, wins = np.zeros(2), np.zeros(2)
+        k.outcome(row, scores, wins)
+        won = row[layout.STATUS] == layout.TERMINATED and wins[AGENT] == 1.0
+        truncated = row[layout.STATUS] == layout.TRUNCATED
+        info = {"stage": self._stage, "won": bool(won), "games_won": self._won + int(won)}
+        if not won or self._stage == self.config["max_stage"]:
+            self._won += int(won)
+            return self._observe(), float(won), not truncated, truncated, info
+        self._won += 1
+        self._start_game(self._stage + 1)
+        return self._observe(), 1.0, False, False, {**self._info(), "won": True}
+
+    def _observe(self) -> np.ndarray:
+        k.observe(self._row, AGENT, self._obs)
+        return self._obs.copy()
+
+    def _info(self) -> dict:
+        return {"stage": self._stage, "games_won": self._won}
+
+    def action_masks(self) -> np.ndarray:
+        k.legal(self._row, self._mask)
+        return self._mask.astype(bool)
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without render_mode='ansi'")
+            return None
+        return self._games[self._stage - 1].render(self._row, AGENT)
