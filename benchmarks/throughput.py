@@ -51,7 +51,22 @@ PEER = "tictactoe_v3"
 TARGETS: dict[str, tuple[float, float]] = {
     "no_thanks_v0": (5.0, 200.0),
     "surfosaurus_max_v0": (4.0, 60.0),
+    "double_or_nothing_v0": (4.0, 60.0),
 }
+# Configs measured besides the default one (label, config).
+VARIANTS: dict[str, list[tuple[str, dict]]] = {
+    "double_or_nothing_v0": [("double_or_nothing_v0 (stage 4)", {"stage": 4})],
+}
+Case = tuple[str, str, dict]  # (label, env id, config)
+
+
+def cases_for(env_ids: list[str]) -> list[Case]:
+    """Each env id with its default config, then its variants."""
+    cases: list[Case] = []
+    for env_id in env_ids:
+        cases.append((env_id, env_id, {}))
+        cases += [(label, env_id, config) for label, config in VARIANTS.get(env_id, [])]
+    return cases
 
 
 # --- action choice ------------------------------------------------------------------------
@@ -124,9 +139,9 @@ def aec_runner(env: Any, seed: int) -> Runner:
     return lambda seconds: _run_aec(env, rnd, seconds)
 
 
-def batched_runner(env_id: str, num_envs: int, seed: int) -> Runner:
+def batched_runner(env_id: str, config: dict, num_envs: int, seed: int) -> Runner:
     """`run(seconds) -> (instance steps, elapsed)` over one batched env."""
-    venv = card_envs.make_vec(env_id, num_envs, seed=seed)
+    venv = card_envs.make_vec(env_id, num_envs, seed=seed, **config)
     rng_state = _rng_state(seed)
     actions = np.zeros(num_envs, dtype=np.int64)
     _obs, masks = venv.reset()
@@ -290,22 +305,22 @@ def measure(runners: dict[str, Runner], seconds: float, rounds: int) -> dict[str
     return {"warmup": warmup, "results": out}
 
 
-def run(
-    env_ids: list[str], seconds: float, num_envs: int, seed: int, rounds: int
-) -> dict[str, Any]:
+def run(cases: list[Case], seconds: float, num_envs: int, seed: int, rounds: int) -> dict[str, Any]:
     runners: dict[str, Runner] = {f"{PEER}/aec": aec_runner(tictactoe_v3.env(), seed)}
-    for env_id in env_ids:
-        runners[f"{env_id}/aec"] = aec_runner(card_envs.make(env_id), seed)
-        runners[f"{env_id}/aec_wrapped"] = aec_runner(wrapped(card_envs.make(env_id)), seed)
-        runners[f"{env_id}/batched"] = batched_runner(env_id, num_envs, seed)
+    for label, env_id, config in cases:
+        runners[f"{label}/aec"] = aec_runner(card_envs.make(env_id, **config), seed)
+        runners[f"{label}/aec_wrapped"] = aec_runner(
+            wrapped(card_envs.make(env_id, **config)), seed
+        )
+        runners[f"{label}/batched"] = batched_runner(env_id, config, num_envs, seed)
     measured = measure(runners, seconds, rounds)
     res = measured["results"]
     peer = res[f"{PEER}/aec"]
     p = peer["steps_per_s"]
     envs: dict[str, Any] = {}
-    for env_id in env_ids:
-        aec, wrap, bat = (res[f"{env_id}/{k}"] for k in ("aec", "aec_wrapped", "batched"))
-        envs[env_id] = {
+    for label, _, _ in cases:
+        aec, wrap, bat = (res[f"{label}/{k}"] for k in ("aec", "aec_wrapped", "batched"))
+        envs[label] = {
             "aec_steps_per_s": aec["steps_per_s"],
             "aec_x_tictactoe": aec["steps_per_s"] / p,
             "aec_wrapped_steps_per_s": wrap["steps_per_s"],
@@ -359,11 +374,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", metavar="PATH", help="also write the numbers as JSON")
     args = parser.parse_args(argv)
 
-    known = card_envs.env_ids()
+    known = card_envs.multi_agent_env_ids()
     env_ids = list(dict.fromkeys(args.env)) if args.env else known
     unknown = [e for e in env_ids if e not in known]
     if unknown:
-        parser.error(f"unknown env id(s) {unknown}; known ids are {known}")
+        parser.error(f"unknown multi-agent env id(s) {unknown}; known ids are {known}")
     if args.seconds <= 0:
         parser.error("--seconds must be positive")
     if args.rounds < 1:
@@ -371,7 +386,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.num_envs < 1:
         parser.error("--num-envs must be at least 1")
 
-    results = run(env_ids, args.seconds, args.num_envs, args.seed, args.rounds)
+    results = run(cases_for(env_ids), args.seconds, args.num_envs, args.seed, args.rounds)
     print(report(results))
     if args.json:
         with open(args.json, "w") as f:

@@ -24,6 +24,11 @@ def env_ids() -> list[str]:
     return sorted([*_GAMES, *_SINGLE_AGENT])
 
 
+def multi_agent_env_ids() -> list[str]:
+    """The ids that have an AEC env and a batched env."""
+    return sorted(_GAMES)
+
+
 def game_class(env_id: str) -> type[Game]:
     if env_id in _SINGLE_AGENT:
         raise ValueError(
