@@ -23,6 +23,7 @@ class Results:
     scores: np.ndarray  # (games, num_players) final game score of each seat
     win_share: np.ndarray  # (games, num_players) 1/k for each of k tied winners, else 0
     lengths: np.ndarray  # (games,) actions taken
+    truncated: np.ndarray  # (games,) whether the game was cut short by a cap
 
     def per_agent(self, values: np.ndarray, agent: int) -> np.ndarray:
         """`values` (games, num_players) of the seats that `agent` held, one per game."""
@@ -43,6 +44,7 @@ def play(venv: BatchedEnv, agents: list, games: int, seed: int = 0) -> Results:
     scores = np.zeros((games, n))
     wins = np.zeros((games, n))
     lengths = np.zeros(games, dtype=np.int64)
+    truncated = np.zeros(games, dtype=bool)
     acc = np.zeros((m, n))
     steps = np.zeros(m, dtype=np.int64)
     actions = np.zeros(m, dtype=np.int64)
@@ -65,9 +67,10 @@ def play(venv: BatchedEnv, agents: list, games: int, seed: int = 0) -> Results:
             scores[g] = venv.final_scores[i]
             wins[g] = venv.final_wins[i]
             lengths[g] = steps[i]
+            truncated[g] = trunc[i]
             finished += 1
         ended = term | trunc
         acc[ended] = 0
         steps[ended] = 0
         game_of[ended] += m
-    return Results(agent_of_seat, rewards, scores, wins, lengths)
+    return Results(agent_of_seat, rewards, scores, wins, lengths, truncated)
