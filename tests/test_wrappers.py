@@ -113,3 +113,34 @@ def test_heuristic_opponents_get_the_env_config():
     venv = SingleAgentVecEnv("no_thanks_v0", 2, opponents="heuristic", num_players=6, seed=0)
     assert venv.observation_space.shape == (36 + 33 * 6,)
     assert make_agent("heuristic", "no_thanks_v0", num_players=6) is not None
+
+
+class Counting(LastLegal):
+    def __init__(self):
+        self.asked = 0
+
+    def act_batch(self, observations, masks):
+        self.asked += len(observations)
+        return super().act_batch(observations, masks)
+
+
+def test_pool_opponents_follow_weights_and_are_drawn_per_game():
+    from card_envs.wrappers import LearnerSeats
+
+    pool = [Counting(), Counting(), Counting()]
+    venv = card_envs.make_vec("no_thanks_v0", 8, seed=4, num_players=4)
+    driver = LearnerSeats(venv, pool, seat="rotate", pool_weights=[1, 1, 0], seed=0)
+    driver.reset()
+    seen = [set() for _ in range(8)]
+    for _ in range(600):
+        before = driver._who.copy()
+        _, term, trunc, _ = driver.step(last_legal(venv.action_masks))
+        ended = term | trunc
+        # an instance keeps its opponents for the whole game; new ones come with a new game
+        assert (driver._who[~ended] == before[~ended]).all()
+        for i in range(8):
+            seen[i].update(driver._who[i].tolist())
+    assert pool[0].asked > 0 and pool[1].asked > 0 and pool[2].asked == 0
+    assert all(s == {0, 1} for s in seen)
+    with pytest.raises(ValueError, match="pool weights"):
+        driver.set_pool(pool, [0, 0, 0])

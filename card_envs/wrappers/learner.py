@@ -2,6 +2,8 @@
 
 The driver steps the batched engine for the opponents until every instance waits for the
 learner; each opponent is asked once per engine step for all instances where it is to act.
+Opponents are either fixed by seat or drawn for every game from a weighted pool (self-play
+against snapshots, mixed with scripted agents).
 """
 
 from __future__ import annotations
@@ -46,22 +48,57 @@ class LearnerSeats:
 
     `seat` is a fixed seat, or "rotate": instance i starts at seat i % num_players and moves
     one seat on with every new game, so the learner sits in every seat equally often.
-    Opponent k plays the k-th seat after the learner's, in turn order.
+    Without `pool_weights`, `opponents` has one agent per other seat: opponent k plays the
+    k-th seat after the learner's, in turn order. With `pool_weights`, `opponents` is a pool
+    and every other seat of every new game draws its agent from it by those weights.
     """
 
-    def __init__(self, venv: BatchedEnv, opponents: list[Agent], seat: int | str = "rotate"):
+    def __init__(
+        self,
+        venv: BatchedEnv,
+        opponents: list[Agent],
+        seat: int | str = "rotate",
+        pool_weights: Sequence[float] | None = None,
+        seed: int | None = None,
+    ):
         n = venv.num_players
         if seat != "rotate" and (
             isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n
         ):
             raise ValueError(f"seat={seat!r} must be 'rotate' or an int in 0..{n - 1}")
         self.venv = venv
-        self.opponents = opponents
         self.rotate = seat == "rotate"
         m = venv.num_envs
         self.seat = (np.arange(m) % n) if self.rotate else np.full(m, int(seat))
         self._actions = np.full(m, SKIP, dtype=np.int64)
         self._pending = np.zeros(m)  # learner reward earned since its last action
+        self._rng = np.random.default_rng(seed)
+        self._weights: np.ndarray | None = None
+        if pool_weights is None:
+            if len(opponents) != n - 1:
+                raise ValueError(f"{venv.env_id} with {n} players needs {n - 1} opponents")
+            self.opponents = list(opponents)
+            self._who = np.tile(np.arange(n - 1), (m, 1))  # agent of each opponent position
+        else:
+            self.set_pool(opponents, pool_weights)
+            self._who = np.zeros((m, n - 1), dtype=np.int64)
+            self._draw_opponents(np.arange(m))
+
+    def set_pool(self, agents: Sequence[Agent], weights: Sequence[float]) -> None:
+        """Replace the pool; games already under way keep their pool positions."""
+        w = np.asarray(weights, dtype=np.float64)
+        if len(agents) == 0 or w.shape != (len(agents),) or (w < 0).any() or w.sum() <= 0:
+            raise ValueError(
+                f"pool weights must be one non-negative number per agent ({len(agents)}), "
+                f"not all zero; got {list(weights)}"
+            )
+        self.opponents = list(agents)
+        self._weights = w / w.sum()
+
+    def _draw_opponents(self, instances: np.ndarray) -> None:
+        if self._weights is not None and len(instances):
+            shape = (len(instances), self.venv.num_players - 1)
+            self._who[instances] = self._rng.choice(len(self.opponents), shape, p=self._weights)
 
     @classmethod
     def create(
@@ -91,6 +128,7 @@ class LearnerSeats:
 
     def reset(self, seed: int | None = None) -> None:
         self.venv.reset(seed)
+        self._draw_opponents(np.arange(self.venv.num_envs))
         for agent in self.opponents:
             agent.reset()
         self._pending[:] = 0
@@ -131,9 +169,10 @@ class LearnerSeats:
                 "seat": int(s),
                 "truncated": bool(trunc[i]),
             }
+        over = np.flatnonzero(term | trunc)
         if self.rotate:
-            over = term | trunc
             self.seat[over] = (self.seat[over] + 1) % venv.num_players
+        self._draw_opponents(over)
 
     def _advance(self, ended: np.ndarray, infos: list[dict] | None) -> None:
         """Let the opponents move until every instance waits for the learner."""
@@ -145,9 +184,10 @@ class LearnerSeats:
                 return
             actions = self._actions
             actions[:] = SKIP
-            offset = (player - self.seat - 1) % n  # which opponent is to act
+            position = np.where(waiting, (player - self.seat - 1) % n, 0)  # after the learner
+            who = self._who[np.arange(venv.num_envs), position]
             for k, agent in enumerate(self.opponents):
-                sel = np.flatnonzero(waiting & (offset == k))
+                sel = np.flatnonzero(waiting & (who == k))
                 if len(sel):
                     actions[sel] = agent.act_batch(venv.observations[sel], venv.action_masks[sel])
             self._engine_step(actions, ended, infos)
