@@ -1,4 +1,8 @@
-"""Agent spec strings -> agents."""
+"""Agent spec strings -> agents.
+
+Specs: `random`, `heuristic`, `computer` (games that have a built-in computer player),
+`ppo` (the MaskablePPO model shipped for the env) and `ppo:path/to/model.zip`.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,8 @@ from agents.heuristic import ComputerAgent, HeuristicAgent
 from agents.random_agent import RandomAgent
 from card_envs.registry import make_game
 
-_KINDS = ("random", "heuristic", "computer")
+_KINDS = ("random", "heuristic", "computer", "ppo")
+_SPEC_HELP = "random, heuristic, computer (where the game has one), ppo, ppo:path/to/model.zip"
 
 
 def agent_kinds() -> tuple[str, ...]:
@@ -17,13 +22,23 @@ def agent_kinds() -> tuple[str, ...]:
 
 
 def make_agent(spec: str | Agent, env_id: str, seed: int | None = None, **config: Any) -> Agent:
-    """The agent named by `spec` for `env_id` (an Agent passes through unchanged)."""
+    """The agent named by `spec` for `env_id` (an Agent passes through unchanged).
+
+    `config` is the game config (the agent may need the number of players or options);
+    `seed` seeds agents that draw random numbers.
+    """
     if isinstance(spec, Agent):
         return spec
+    if not isinstance(spec, str):
+        raise ValueError(f"an agent spec must be a string, got {spec!r}; known: {_SPEC_HELP}")
     if spec == "random":
         return RandomAgent(seed)
     if spec == "heuristic":
         return HeuristicAgent(make_game(env_id, **config))
     if spec == "computer":
         return ComputerAgent(make_game(env_id, **config))
-    raise ValueError(f"unknown agent spec {spec!r}; known agents are {list(_KINDS)}")
+    if spec == "ppo" or spec.startswith("ppo:"):
+        from agents.ppo import make_ppo_agent  # torch is imported only when needed
+
+        return make_ppo_agent(spec, env_id, seed, config)
+    raise ValueError(f"unknown agent spec {spec!r}; known agents are {list(_KINDS)} ({_SPEC_HELP})")

@@ -1,0 +1,234 @@
+"""A trained MaskablePPO policy (sb3-contrib) as an agent: spec `ppo:path/to/model.zip`.
+
+`ppo` without a path loads the model shipped inside the package for the env being played,
+`card_envs/models/<env_id>.zip`.
+
+Loading is checked before anything in the file is deserialised: the path must be a zip
+archive holding SB3's `data` (JSON) and `policy.pth`; the `data` JSON is read as plain JSON
+to check that the policy is a MaskablePPO `MaskableActorCriticPolicy` whose observation and
+action sizes match the env. Then `MaskablePPO.load` builds the model with the env's own
+spaces, the policy class, the schedules and the rollout state supplied as `custom_objects`,
+so none of the cloudpickled objects SB3 writes for those keys is unpickled at all; the
+weights are read by SB3 with `torch.load(weights_only=True)`. The only thing left to SB3's
+loader is a `policy_kwargs` entry that SB3 itself had to pickle (e.g. a custom activation
+function): loading never executes more of the file than SB3's own loader would.
+
+Needs the `train` extra (stable-baselines3, sb3-contrib, torch).
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import json
+import os
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent
+from card_envs.registry import make_game
+
+_REQUIRED_MEMBERS = ("data", "policy.pth")
+_POLICY_MODULE = "sb3_contrib.common.maskable.policies"
+_POLICY_NAME = "MaskableActorCriticPolicy"
+
+
+class ModelError(ValueError):
+    """A path that is not a usable MaskablePPO model for the env."""
+
+
+def _models_dir():
+    """`card_envs/models` as an importlib.resources Traversable."""
+    return importlib.resources.files("card_envs").joinpath("models")
+
+
+def shipped_model(env_id: str):
+    """The model shipped in the package for `env_id` (`card_envs/models/<env_id>.zip`), as
+    an importlib.resources Traversable; a clear error when there is none."""
+    make_game(env_id)  # an unknown or single-agent id fails here, naming the known ones
+    resource = _models_dir().joinpath(f"{env_id}.zip")
+    if not resource.is_file():
+        raise ModelError(
+            f"no trained model is shipped for {env_id} (looked for card_envs/models/"
+            f"{env_id}.zip); use 'ppo:path/to/model.zip' with a MaskablePPO file of your own"
+        )
+    return resource
+
+
+def _read_sb3_data(path: Path) -> dict:
+    """SB3's `data` JSON of the archive, checked to be there (plain JSON, nothing unpickled)."""
+    if not path.exists():
+        raise ModelError(f"model file {str(path)!r} does not exist")
+    if not path.is_file():
+        raise ModelError(f"model path {str(path)!r} is not a file")
+    if not zipfile.is_zipfile(path):
+        raise ModelError(
+            f"{str(path)!r} is not a zip archive; a MaskablePPO model is the .zip that "
+            "model.save() writes"
+        )
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = set(archive.namelist())
+            missing = [m for m in _REQUIRED_MEMBERS if m not in names]
+            if missing:
+                raise ModelError(
+                    f"{str(path)!r} is a zip archive but not a Stable-Baselines3 model: it "
+                    f"lacks {missing} (found {sorted(names)[:10]})"
+                )
+            return json.loads(archive.read("data").decode())
+    except (zipfile.BadZipFile, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ModelError(f"{str(path)!r}: unreadable Stable-Baselines3 data ({err})") from None
+
+
+def _readable(data: dict, key: str) -> dict:
+    item = data.get(key)
+    return item if isinstance(item, dict) else {}
+
+
+def _check_model_data(path: Path, data: dict, env_id: str, obs_size: int, num_actions: int):
+    policy = _readable(data, "policy_class")
+    module = policy.get("__module__")
+    init = str(policy.get("__init__", ""))
+    if module != _POLICY_MODULE or f"{_POLICY_NAME}.__init__" not in init:
+        raise ModelError(
+            f"{str(path)!r} is not a MaskablePPO model with an MlpPolicy "
+            f"({_POLICY_NAME} from {_POLICY_MODULE}); its policy comes from {module!r}"
+        )
+    shape = _readable(data, "observation_space").get("_shape")
+    if shape != [obs_size]:
+        raise ModelError(
+            f"{str(path)!r} was trained on observations of shape {shape}, but {env_id} with "
+            f"this config has observations of size {obs_size}: wrong env or config"
+        )
+    n = _readable(data, "action_space").get("n")
+    try:
+        n = int(n)
+    except (TypeError, ValueError):
+        raise ModelError(f"{str(path)!r}: its action space is not Discrete (n={n!r})") from None
+    if n != num_actions:
+        raise ModelError(
+            f"{str(path)!r} was trained with {n} actions, but {env_id} has {num_actions}"
+        )
+
+
+def _custom_objects(data: dict, game) -> dict[str, Any]:
+    """Replacements for every cloudpickled entry SB3 wrote, except `policy_kwargs`."""
+    import gymnasium
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    low, high = game.obs_bounds()
+    known = {
+        "observation_space": gymnasium.spaces.Box(low, high, dtype=np.float32),
+        "action_space": gymnasium.spaces.Discrete(game.num_actions),
+        "policy_class": MaskableActorCriticPolicy,
+        "lr_schedule": lambda _: 0.0,
+        "learning_rate": 0.0,
+        "clip_range": 0.2,
+        "clip_range_vf": None,
+        "rollout_buffer_class": None,
+        "_last_obs": None,
+        "_last_episode_starts": None,
+        "_last_original_obs": None,
+        "ep_info_buffer": None,
+        "ep_success_buffer": None,
+        "env": None,
+    }
+    out = {}
+    for key, item in data.items():
+        if key == "policy_kwargs":
+            continue
+        if isinstance(item, dict) and ":serialized:" in item:
+            out[key] = known.get(key)
+    for key in ("observation_space", "action_space", "policy_class"):
+        out[key] = known[key]
+    return out
+
+
+_CACHE: dict[tuple, Any] = {}
+
+
+def load_policy(path: str | os.PathLike, env_id: str, **config: Any):
+    """The checked policy network of a MaskablePPO file for `env_id` (cached per process)."""
+    game = make_game(env_id, **config)
+    p = Path(path).expanduser()
+    data = _read_sb3_data(p)
+    _check_model_data(p, data, env_id, game.obs_size, game.num_actions)
+    stat = p.stat()
+    key = (str(p.resolve()), stat.st_mtime_ns, stat.st_size, game.obs_size, game.num_actions)
+    if key not in _CACHE:
+        try:
+            from sb3_contrib import MaskablePPO
+        except ImportError as err:
+            raise ImportError(
+                "ppo agents need sb3-contrib: pip install 'card_envs[train]'"
+            ) from err
+        try:
+            model = MaskablePPO.load(p, device="cpu", custom_objects=_custom_objects(data, game))
+        except Exception as err:  # SB3 raises many kinds; say which file and why
+            raise ModelError(f"{str(p)!r}: MaskablePPO could not load it: {err}") from err
+        policy = model.policy
+        policy.set_training_mode(False)
+        _CACHE[key] = policy
+    return _CACHE[key]
+
+
+class PPOAgent(Agent):
+    """A MaskablePPO policy, choosing only legal actions through its action mask.
+
+    Deterministic (the most probable legal action) by default; with `deterministic=False`
+    it samples from the masked policy with its own numpy generator (seeded by `seed`), so
+    results do not depend on torch's global random state.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike | None,
+        env_id: str,
+        seed: int | None = None,
+        deterministic: bool = True,
+        **config: Any,
+    ) -> None:
+        shipped = path is None
+        if shipped:
+            resource = shipped_model(env_id)
+            with importlib.resources.as_file(resource) as real_path:  # works from a zip too
+                self.policy = load_policy(real_path, env_id, **config)
+            self.path = Path(str(resource))
+        else:
+            self.path = Path(path)
+            self.policy = load_policy(self.path, env_id, **config)
+        self.deterministic = deterministic
+        self._rng = np.random.default_rng(seed)
+        self.spec = "ppo" if shipped else f"ppo:{path}"
+        self.name = "ppo" if shipped else f"ppo:{self.path.stem}"
+
+    def action_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The masked policy's action probabilities, one row per observation."""
+        import torch
+
+        with torch.no_grad():
+            obs = torch.as_tensor(np.asarray(observations, dtype=np.float32))
+            dist = self.policy.get_distribution(obs, action_masks=np.asarray(masks) != 0)
+            return dist.distribution.probs.numpy().astype(np.float64)
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        probs = self.action_probabilities(observations, masks)
+        probs *= np.asarray(masks) != 0  # exact zeros for illegal actions
+        if self.deterministic:
+            return np.argmax(probs, axis=1)
+        cum = np.cumsum(probs, axis=1)
+        u = self._rng.random(len(probs)) * cum[:, -1]
+        picks = (cum <= u[:, None]).sum(axis=1)
+        # guard the float edge: never step past the last legal action
+        last_legal = probs.shape[1] - 1 - np.argmax((probs > 0)[:, ::-1], axis=1)
+        return np.minimum(picks, last_legal)
+
+
+def make_ppo_agent(spec: str, env_id: str, seed: int | None, config: dict) -> PPOAgent:
+    """`ppo` (the model shipped for env_id) or `ppo:path`."""
+    _, sep, path = spec.partition(":")
+    if sep and not path:
+        raise ModelError("spec 'ppo:' needs a path after the colon, e.g. ppo:models/agent.zip")
+    return PPOAgent(path or None, env_id, seed=seed, **config)
