@@ -1,0 +1,507 @@
+"""Seat-balanced evaluation of agents, reproducible whatever the number of workers.
+
+`evaluate(env_id, agents, games, seed)` plays `games` games between the agents (one per
+seat) and reports, per agent in the order given, its win rate, mean reward and mean score,
+each with a confidence interval.
+
+Seat balance: game g seats agent (s + g) % n in seat s, so over every n consecutive games
+each agent sits in each seat once. `games` is rounded up to a multiple of the number of
+players n (with a warning saying so), so every agent plays every seat equally often.
+
+Reproducibility: the games are cut into fixed chunks of `chunk_games` games (a multiple of
+n) before anything runs. Chunk c deals its games from seeds derived from (seed, c) only
+(`derive_seed`, numpy's SeedSequence): game i of the chunk is dealt exactly as an AEC env
+reset with seed `chunk_seed + i`, and agents that draw random numbers are seeded from
+(seed, c, agent index). Workers only decide who plays a chunk, so the same seed gives the
+same games and the same numbers with 1, 2 or 64 workers. Agent objects (rather than spec
+strings) are copied into each chunk as they were given, for the same reason.
+
+Confidence intervals (`confidence`, 95% by default):
+
+- win rate: the Wilson score interval for a proportion, with p = the mean win share and
+  n = games. A game's win share is 1 for a sole winner, 1/k for each of k tied winners and
+  0 otherwise. For such fractional values w in [0, 1], w**2 <= w, so their variance
+  E[w**2] - p**2 is at most p (1 - p), the variance Wilson's interval assumes: with ties the
+  interval is conservative (a little too wide), never too narrow. Unlike a normal-
+  approximation interval it stays inside [0, 1] and has non-zero width at 0% and 100%.
+- mean reward, mean score: Student's t interval on the per-game values,
+  mean +- t(1 - (1 - confidence) / 2, n - 1) * s / sqrt(n), s the sample standard deviation
+  (ddof=1); (nan, nan) with a single game.
+
+Runs on all cores by default (`workers=None`: one process per core, forked on Linux, spawned
+elsewhere); `workers=1` plays in this process. A tqdm progress
+bar counts finished games (`progress=False` turns it off).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import multiprocessing
+import os
+import sys
+import time
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+
+from agents import Agent, make_agent
+from card_envs.arena import Results
+from card_envs.core.batched import SKIP
+from card_envs.registry import make_game, make_vec
+
+DEFAULT_CHUNK_GAMES = 128
+MAX_CHUNK_GAMES = 4096
+
+__all__ = [
+    "AgentStats",
+    "Chunk",
+    "DEFAULT_CHUNK_GAMES",
+    "Evaluation",
+    "GameBatch",
+    "derive_seed",
+    "evaluate",
+    "play_chunk",
+    "run_chunks",
+    "t_interval",
+    "wilson_interval",
+]
+
+
+# --- statistics ---------------------------------------------------------------------------
+def _z(confidence: float) -> float:
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    return NormalDist().inv_cdf(0.5 + confidence / 2)
+
+
+def wilson_interval(p: float, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval for a proportion p observed over n trials (see module doc for
+    fractional win shares)."""
+    if n < 1:
+        return (math.nan, math.nan)
+    z = _z(confidence)
+    denom = 1 + z * z / n
+    center = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(max(p * (1 - p), 0.0) / n + z * z / (4 * n * n)) / denom
+    # the interval always holds p (exactly 0 at p = 0, 1 at p = 1): clip rounding errors
+    return (max(0.0, min(center - half, p)), min(1.0, max(center + half, p)))
+
+
+def t_interval(values: Sequence[float] | np.ndarray, confidence: float = 0.95):
+    """Student's t interval for the mean of `values`: (mean, (low, high))."""
+    x = np.asarray(values, dtype=np.float64)
+    _z(confidence)
+    if len(x) == 0:
+        return math.nan, (math.nan, math.nan)
+    mean = float(x.mean())
+    if len(x) < 2:
+        return mean, (math.nan, math.nan)
+    from scipy.special import stdtrit  # Student t quantile (lighter than scipy.stats)
+
+    q = float(stdtrit(len(x) - 1, 0.5 + confidence / 2))
+    half = q * float(x.std(ddof=1)) / math.sqrt(len(x))
+    return mean, (mean - half, mean + half)
+
+
+# --- seeds ----------------------------------------------------------------------------------
+def check_seed(seed: Any) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+    return int(seed)
+
+
+def derive_seed(seed: int, *key: int) -> int:
+    """A 62-bit seed from (seed, *key) through numpy's SeedSequence: chunks and agents get
+    independent streams that depend only on where they are in the schedule."""
+    words = np.random.SeedSequence([check_seed(seed), *map(int, key)]).generate_state(2)
+    return (int(words[1]) & 0x3FFFFFFF) << 32 | int(words[0])
+
+
+# --- one chunk of games -------------------------------------------------------------------
+@dataclass
+class GameBatch(Results):
+    """Finished games, one row per game, in the order they were scheduled.
+
+    `agent_of_seat[g, s]` is the index (into the field of agents) of the agent in seat s.
+    Game g was dealt exactly as an AEC env `reset(seed=seeds[g])` deals; `actions[g]`, when
+    recorded, are its actions in order (replaying them reproduces the game).
+    """
+
+    seeds: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    actions: list[list[int]] | None = None
+
+    @staticmethod
+    def concat(batches: Sequence[GameBatch]) -> GameBatch:
+        actions = None
+        if batches and all(b.actions is not None for b in batches):
+            actions = [a for b in batches for a in b.actions]
+        return GameBatch(
+            *(np.concatenate([getattr(b, name) for b in batches]) for name in _ARRAYS),
+            seeds=np.concatenate([b.seeds for b in batches]),
+            actions=actions,
+        )
+
+
+_ARRAYS = ("agent_of_seat", "rewards", "scores", "win_share", "lengths", "truncated")
+
+
+@dataclass
+class Chunk:
+    """A fixed piece of a schedule: the games one worker plays in one batched env.
+
+    `agents` is the field (specs or Agent objects); `agent_of_seat[i]` names, for game i, the
+    field index in each seat. Game i is dealt from `seed + i`; field agent k is built with
+    seed `agent_seeds[k]`. `key` is the caller's label, handed back untouched.
+    """
+
+    env_id: str
+    config: dict
+    agents: tuple
+    agent_of_seat: np.ndarray
+    seed: int
+    agent_seeds: tuple[int, ...]
+    record: bool = False
+    key: Any = None
+
+    @property
+    def num_games(self) -> int:
+        return len(self.agent_of_seat)
+
+
+def _build_agent(spec: str | Agent, env_id: str, seed: int, config: dict) -> Agent:
+    if isinstance(spec, Agent):
+        return copy.deepcopy(spec)  # each chunk starts from the agent as it was given
+    return make_agent(spec, env_id, seed=seed, **config)
+
+
+def _agent_label(agent: str | Agent) -> str:
+    return agent if isinstance(agent, str) else getattr(agent, "name", type(agent).__name__)
+
+
+def play_chunk(chunk: Chunk) -> GameBatch:
+    """Play the chunk's games, each instance of one batched env playing exactly one game;
+    every agent is asked once per engine step for all games where it is to act."""
+    seats = np.asarray(chunk.agent_of_seat, dtype=np.int64)
+    m, n = seats.shape
+    venv = make_vec(chunk.env_id, m, **chunk.config)
+    if venv.num_players != n:
+        raise ValueError(f"{chunk.env_id} has {venv.num_players} seats, the chunk names {n}")
+    used = sorted(set(np.unique(seats).tolist()))
+    agents: dict[int, Agent] = {
+        k: _build_agent(chunk.agents[k], chunk.env_id, chunk.agent_seeds[k], chunk.config)
+        for k in used
+    }
+    for agent in agents.values():
+        agent.reset()
+    rewards = np.zeros((m, n))
+    scores = np.zeros((m, n))
+    wins = np.zeros((m, n))
+    lengths = np.zeros(m, dtype=np.int64)
+    truncated = np.zeros(m, dtype=bool)
+    done = np.zeros(m, dtype=bool)
+    actions = np.full(m, SKIP, dtype=np.int64)
+    rows = np.arange(m)
+    log: list[np.ndarray] = []
+    obs, masks = venv.reset(seed=chunk.seed)
+    while not done.all():
+        active = ~done
+        who = seats[rows, venv.current_player]
+        actions[:] = SKIP
+        for k, agent in agents.items():
+            sel = np.flatnonzero(active & (who == k))
+            if len(sel) == 0:
+                continue
+            chosen = np.asarray(agent.act_batch(obs[sel], masks[sel])).astype(np.int64)
+            if chosen.shape != sel.shape:
+                raise ValueError(
+                    f"agent {_agent_label(chunk.agents[k])!r} returned {chosen.shape[0]} "
+                    f"actions for {len(sel)} observations"
+                )
+            bad = (chosen < 0) | (chosen >= venv.num_actions)
+            bad[~bad] = masks[sel[~bad], chosen[~bad]] == 0
+            if bad.any():
+                j = int(np.flatnonzero(bad)[0])
+                legal = np.flatnonzero(masks[sel[j]]).tolist()
+                raise ValueError(
+                    f"{chunk.env_id}: agent {_agent_label(chunk.agents[k])!r} chose illegal "
+                    f"action {int(chosen[j])}; legal actions were {legal}"
+                )
+            actions[sel] = chosen
+        if chunk.record:
+            log.append(actions.copy())
+        _, _, rew, term, trunc = venv.step(actions)
+        rewards += rew
+        lengths[active] += 1
+        for i in np.flatnonzero((term | trunc) & active):
+            scores[i] = venv.final_scores[i]
+            wins[i] = venv.final_wins[i]
+            truncated[i] = trunc[i]
+            done[i] = True
+        obs, masks = venv.observations, venv.action_masks
+    recorded = None
+    if chunk.record:
+        table = np.stack(log) if log else np.zeros((0, m), dtype=np.int64)
+        recorded = [table[: lengths[i], i].tolist() for i in range(m)]
+    return GameBatch(
+        seats.copy(),
+        rewards,
+        scores,
+        wins,
+        lengths,
+        truncated,
+        seeds=chunk.seed + np.arange(m, dtype=np.int64),
+        actions=recorded,
+    )
+
+
+# --- running many chunks ----------------------------------------------------------------
+def default_workers() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def check_workers(workers: Any) -> int:
+    if workers is None:
+        return default_workers()
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise ValueError(f"workers must be a positive int or None (all cores), got {workers!r}")
+    return int(workers)
+
+
+def _init_worker() -> None:
+    # one core per worker: keep torch (PPO agents) from starting a thread per core each
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ[var] = "1"
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
+
+
+def _mp_context():
+    # fork on Linux: workers start at once with the compiled kernels already loaded, and a
+    # script need not guard its top level with `if __name__ == "__main__":`. Elsewhere spawn
+    # (which needs that guard in scripts).
+    if sys.platform.startswith("linux"):
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("spawn")
+
+
+def run_chunks(
+    chunks: Sequence[Chunk], workers: int | None = None
+) -> Iterator[tuple[int, GameBatch]]:
+    """Play `chunks`, yielding (index, batch) as they finish (in-process when workers=1 or
+    there is a single chunk; else in a pool of processes)."""
+    workers = min(check_workers(workers), len(chunks))
+    if workers <= 1:
+        for i, chunk in enumerate(chunks):
+            yield i, play_chunk(chunk)
+        return
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    with ProcessPoolExecutor(workers, mp_context=_mp_context(), initializer=_init_worker) as pool:
+        futures = {pool.submit(play_chunk, chunk): i for i, chunk in enumerate(chunks)}
+        try:
+            pending = set(futures)
+            while pending:
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in sorted(finished, key=futures.__getitem__):
+                    yield futures[fut], fut.result()
+        finally:
+            for fut in futures:
+                fut.cancel()
+
+
+def progress_bar(total: int, desc: str, enabled: bool):
+    """A tqdm bar counting games (without tqdm's monitor thread, so that worker processes
+    are never forked from a process with a second thread of ours)."""
+    from tqdm import tqdm
+
+    class _Bar(tqdm):
+        monitor_interval = 0
+
+    return _Bar(total=total, desc=desc, unit="game", disable=not enabled, file=sys.stderr)
+
+
+# --- evaluate -------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class AgentStats:
+    """One agent's results over all its games (all seats)."""
+
+    name: str
+    spec: str
+    games: int
+    win_rate: float
+    win_rate_ci: tuple[float, float]
+    mean_reward: float
+    mean_reward_ci: tuple[float, float]
+    mean_score: float
+    mean_score_ci: tuple[float, float]
+    seat_games: tuple[int, ...]  # games played in each seat
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass
+class Evaluation(Sequence):
+    """Per-agent statistics in the order the agents were given (index it like a list)."""
+
+    env_id: str
+    config: dict
+    seed: int
+    games: int
+    games_requested: int
+    confidence: float
+    agents: list[AgentStats]
+    results: GameBatch
+    seconds: float
+
+    def __getitem__(self, i):
+        return self.agents[i]
+
+    def __len__(self) -> int:
+        return len(self.agents)
+
+    @property
+    def truncated(self) -> int:
+        return int(self.results.truncated.sum())
+
+    def table(self) -> str:
+        pct = round(100 * self.confidence)
+        lines = [
+            f"{self.env_id} {self.config}: {self.games} games, seats balanced, seed {self.seed}"
+            + (f" ({self.truncated} truncated)" if self.truncated else ""),
+            f"{'#':>3} {'agent':<20} {'win rate':>8} {f'{pct}% CI':>15} "
+            f"{'reward':>9} {'± ci':>7} {'score':>9} {'± ci':>7} {'games':>7}",
+        ]
+        for i, s in enumerate(self.agents):
+            lines.append(
+                f"{i:>3} {s.name:<20} {s.win_rate:>8.3f} "
+                f"{f'[{s.win_rate_ci[0]:.3f}, {s.win_rate_ci[1]:.3f}]':>15} "
+                f"{s.mean_reward:>9.3f} {_half(s.mean_reward_ci):>7} "
+                f"{s.mean_score:>9.2f} {_half(s.mean_score_ci):>7} {s.games:>7}"
+            )
+        return "\n".join(lines)
+
+
+def _half(ci: tuple[float, float]) -> str:
+    half = (ci[1] - ci[0]) / 2
+    return "nan" if math.isnan(half) else f"{half:.3f}"
+
+
+def agent_stats(
+    name: str, spec: str, results: Results, agent: int, n: int, confidence: float
+) -> AgentStats:
+    """Statistics of field agent `agent` over the games it played in `results`."""
+    mask = results.agent_of_seat == agent
+    games = int(mask.any(axis=1).sum())
+    share = results.win_share[mask]
+    win_rate = float(share.mean()) if len(share) else math.nan
+    reward, reward_ci = t_interval(results.rewards[mask], confidence)
+    score, score_ci = t_interval(results.scores[mask], confidence)
+    return AgentStats(
+        name=name,
+        spec=spec,
+        games=games,
+        win_rate=win_rate,
+        win_rate_ci=wilson_interval(win_rate, len(share), confidence),
+        mean_reward=reward,
+        mean_reward_ci=reward_ci,
+        mean_score=score,
+        mean_score_ci=score_ci,
+        seat_games=tuple(int(c) for c in mask.sum(axis=0)) if n else (),
+    )
+
+
+def _drive(
+    chunks: Sequence[Chunk],
+    workers: int | None,
+    progress: bool,
+    desc: str,
+    on_batch: Callable[[int, GameBatch], None] | None = None,
+) -> list[GameBatch]:
+    out: list[GameBatch | None] = [None] * len(chunks)
+    with progress_bar(sum(c.num_games for c in chunks), desc, progress) as bar:
+        for i, batch in run_chunks(chunks, workers):
+            out[i] = batch
+            if on_batch is not None:
+                on_batch(i, batch)
+            bar.update(chunks[i].num_games)
+    return out  # type: ignore[return-value]
+
+
+def evaluate(
+    env_id: str,
+    agents: Iterable[str | Agent],
+    games: int = 1000,
+    seed: int = 0,
+    workers: int | None = None,
+    progress: bool = True,
+    *,
+    confidence: float = 0.95,
+    chunk_games: int = DEFAULT_CHUNK_GAMES,
+    record: bool = False,
+    **config: Any,
+) -> Evaluation:
+    """Seat-balanced games of `env_id` between `agents` (specs or Agent objects, one per
+    seat); statistics per agent in the order given. `config` is the game's config (the
+    number of players is the number of agents). See the module doc for seeds and intervals.
+    """
+    field = list(agents)
+    n = len(field)
+    if n == 0:
+        raise ValueError("evaluate needs at least one agent")
+    config = dict(config)
+    if config.setdefault("num_players", n) != n:
+        raise ValueError(
+            f"{env_id}: num_players={config['num_players']!r} but {n} agents were given "
+            "(one agent per seat)"
+        )
+    make_game(env_id, **config)  # validates the env id and the config
+    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
+        raise ValueError(f"games must be a positive int, got {games!r}")
+    seed = check_seed(seed)
+    check_workers(workers)
+    _z(confidence)
+    if isinstance(chunk_games, bool) or not isinstance(chunk_games, int) or chunk_games < 1:
+        raise ValueError(f"chunk_games must be a positive int, got {chunk_games!r}")
+    for k, spec in enumerate(field):  # a bad spec fails here, before any worker starts
+        if not isinstance(spec, (str, Agent)):
+            raise ValueError(f"agent {k}: expected a spec string or an Agent, got {spec!r}")
+        if isinstance(spec, str):
+            make_agent(spec, env_id, seed=0, **config)
+    total = -(-int(games) // n) * n
+    if total != games:
+        warnings.warn(
+            f"{env_id}: playing {total} games instead of {games}, a multiple of the {n} "
+            "players, so every agent sits in every seat equally often",
+            stacklevel=2,
+        )
+    size = min(-(-chunk_games // n) * n, -(-MAX_CHUNK_GAMES // n) * n)
+    order = (np.arange(n)[None, :] + np.arange(total)[:, None]) % n
+    chunks = [
+        Chunk(
+            env_id,
+            config,
+            tuple(field),
+            order[start : start + size],
+            derive_seed(seed, c),
+            tuple(derive_seed(seed, c, 1 + k) for k in range(n)),
+            record=record,
+            key=c,
+        )
+        for c, start in enumerate(range(0, total, size))
+    ]
+    t0 = time.perf_counter()
+    results = GameBatch.concat(_drive(chunks, workers, progress, env_id))
+    seconds = time.perf_counter() - t0
+    names = [_agent_label(a) for a in field]
+    specs = [a if isinstance(a, str) else getattr(a, "spec", names[k]) for k, a in enumerate(field)]
+    stats = [agent_stats(names[k], specs[k], results, k, n, confidence) for k in range(n)]
+    return Evaluation(env_id, config, seed, total, int(games), confidence, stats, results, seconds)

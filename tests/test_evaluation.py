@@ -1,0 +1,205 @@
+"""card_envs.evaluation: seat balance, intervals, determinism across workers."""
+
+import math
+import statistics
+
+import numpy as np
+import pytest
+
+import card_envs
+from agents import Agent, RandomAgent
+from card_envs.evaluation import (
+    derive_seed,
+    evaluate,
+    t_interval,
+    wilson_interval,
+)
+
+Z95 = 1.959963984540054  # standard normal 97.5% quantile
+T975 = {1: 12.706204736, 9: 2.262157163, 29: 2.045229642, 99: 1.984216952}  # t tables
+
+
+def wilson_reference(successes: float, n: int, z: float = Z95):
+    """Wilson's score interval written out term by term."""
+    p = successes / n
+    centre = (p + z**2 / (2 * n)) / (1 + z**2 / n)
+    spread = (z / (1 + z**2 / n)) * math.sqrt(p * (1 - p) / n + z**2 / (4 * n**2))
+    return centre - spread, centre + spread
+
+
+def t_reference(values):
+    n = len(values)
+    mean = sum(values) / n
+    sd = statistics.stdev(values)
+    half = T975[n - 1] * sd / math.sqrt(n)
+    return mean, (mean - half, mean + half)
+
+
+@pytest.mark.parametrize("successes,n", [(0, 10), (3, 10), (10, 10), (57, 100), (1.5, 4)])
+def test_wilson_interval_matches_the_formula(successes, n):
+    low, high = wilson_interval(successes / n, n)
+    ref = wilson_reference(successes, n)
+    assert low == pytest.approx(max(0.0, ref[0]), abs=1e-12)
+    assert high == pytest.approx(min(1.0, ref[1]), abs=1e-12)
+    assert 0 <= low <= successes / n <= high <= 1
+
+
+def test_wilson_textbook_values():
+    # 81 of 263: Newcombe (1998), Table I, method 3 (Wilson score, no continuity correction)
+    low, high = wilson_interval(81 / 263, 263)
+    assert (round(low, 4), round(high, 4)) == (0.2553, 0.3662)
+    assert wilson_interval(0, 10)[0] == 0 and wilson_interval(0, 10)[1] > 0.2
+
+
+@pytest.mark.parametrize("n", [2, 10, 30, 100])
+def test_t_interval_matches_the_formula(n):
+    values = np.random.default_rng(n).normal(3, 2, n).tolist()
+    mean, (low, high) = t_interval(values)
+    ref_mean, (ref_low, ref_high) = t_reference(values)
+    assert mean == pytest.approx(ref_mean, abs=1e-12)
+    assert low == pytest.approx(ref_low, rel=1e-8) and high == pytest.approx(ref_high, rel=1e-8)
+    assert all(math.isnan(x) for x in t_interval([1.0])[1])
+
+
+def test_fractional_win_shares_keep_the_wilson_interval_conservative():
+    # ties: shares of 1/2 and 1/3 have a smaller variance than 0/1 outcomes of the same mean
+    shares = np.array([1, 0, 0.5, 1 / 3, 0, 1, 0.5, 0, 0, 1 / 3] * 20)
+    p, n = shares.mean(), len(shares)
+    low, high = wilson_interval(p, n)
+    t_half = (t_interval(shares)[1][1] - t_interval(shares)[1][0]) / 2
+    assert (high - low) / 2 >= t_half
+    assert shares.var(ddof=0) <= p * (1 - p)
+
+
+def test_evaluation_reports_plain_reference_statistics_per_agent():
+    agents = ["heuristic", "random", "random"]
+    ev = evaluate("no_thanks_v0", agents, games=30, seed=4, workers=1, progress=False)
+    res = ev.results
+    for a, stats in enumerate(ev):
+        wins, rewards, scores = [], [], []
+        for g in range(len(res.lengths)):  # plain loops over games and seats
+            for s in range(3):
+                if res.agent_of_seat[g, s] == a:
+                    wins.append(float(res.win_share[g, s]))
+                    rewards.append(float(res.rewards[g, s]))
+                    scores.append(float(res.scores[g, s]))
+        assert stats.games == len(wins) == 30
+        assert stats.name == agents[a] and stats.spec == agents[a]
+        assert stats.win_rate == pytest.approx(sum(wins) / 30)
+        ref = wilson_reference(sum(wins), 30)
+        assert stats.win_rate_ci[0] == pytest.approx(max(0, ref[0]), abs=1e-12)
+        assert stats.win_rate_ci[1] == pytest.approx(min(1, ref[1]), abs=1e-12)
+        mean, ci = t_reference(rewards)
+        assert stats.mean_reward == pytest.approx(mean)
+        assert stats.mean_reward_ci == pytest.approx(ci)
+        mean, ci = t_reference(scores)
+        assert stats.mean_score == pytest.approx(mean)
+        assert stats.mean_score_ci == pytest.approx(ci)
+    np.testing.assert_allclose(res.win_share.sum(axis=1), 1)
+    assert ev[0].win_rate > 0.7  # the heuristic beats random play
+    assert "heuristic" in ev.table()
+
+
+@pytest.mark.parametrize("env_id,n", [("no_thanks_v0", 4), ("surfosaurus_max_v0", 3)])
+def test_every_agent_sits_in_every_seat_equally_often(env_id, n):
+    agents = ["heuristic"] + ["random"] * (n - 1)
+    with pytest.warns(UserWarning, match=f"playing {4 * n} games instead of {4 * n - 1}"):
+        ev = evaluate(
+            env_id, agents, games=4 * n - 1, seed=1, workers=1, progress=False, chunk_games=5
+        )
+    assert ev.games == 4 * n and ev.games_requested == 4 * n - 1
+    for a in range(n):
+        seats = np.nonzero(ev.results.agent_of_seat == a)[1]
+        assert np.bincount(seats, minlength=n).tolist() == [4] * n
+        assert ev[a].seat_games == (4,) * n
+    # each row is a permutation of the agents: one seat each per game
+    assert (np.sort(ev.results.agent_of_seat, axis=1) == np.arange(n)).all()
+
+
+def test_same_seed_same_numbers_whatever_the_number_of_workers():
+    kwargs = dict(games=600, seed=7, progress=False, chunk_games=64)
+    agents = ["heuristic", "random", "random"]
+    one = evaluate("no_thanks_v0", agents, workers=1, **kwargs)
+    two = evaluate("no_thanks_v0", agents, workers=2, **kwargs)
+    for name in ("agent_of_seat", "rewards", "scores", "win_share", "lengths", "seeds"):
+        np.testing.assert_array_equal(getattr(one.results, name), getattr(two.results, name))
+    assert [s.as_dict() for s in one] == [s.as_dict() for s in two]
+    other = evaluate("no_thanks_v0", agents, workers=1, **{**kwargs, "seed": 8})
+    assert not np.array_equal(one.results.scores, other.results.scores)
+
+
+def test_agent_objects_are_copied_into_each_chunk():
+    kwargs = dict(games=40, seed=3, progress=False, chunk_games=20)
+    field = [RandomAgent(1), RandomAgent(2)]
+    one = evaluate("double_or_nothing_v0", field, workers=1, **kwargs)
+    two = evaluate("double_or_nothing_v0", field, workers=2, **kwargs)
+    np.testing.assert_array_equal(one.results.scores, two.results.scores)
+    # the objects given are left as they were: a third run gives the same games again
+    again = evaluate("double_or_nothing_v0", field, workers=1, **kwargs)
+    np.testing.assert_array_equal(one.results.scores, again.results.scores)
+
+
+def test_games_are_dealt_as_the_aec_env_deals_them():
+    ev = evaluate(
+        "surfosaurus_max_v0",
+        ["heuristic", "random"],
+        games=6,
+        seed=2,
+        workers=1,
+        progress=False,
+        record=True,
+    )
+    res = ev.results
+    assert res.seeds[0] == derive_seed(2, 0) and np.all(np.diff(res.seeds) == 1)
+    for g in range(6):  # replay each game's actions in an AEC env reset with its seed
+        env = card_envs.make("surfosaurus_max_v0", **ev.config)
+        env.reset(seed=int(res.seeds[g]))
+        for action in res.actions[g]:
+            env.step(action)
+        assert len(res.actions[g]) == res.lengths[g]
+        assert all(env.terminations.values())
+        scores = [env.infos[a]["score"] for a in env.possible_agents]
+        wins = [env.infos[a]["win"] for a in env.possible_agents]
+        assert scores == res.scores[g].tolist() and wins == res.win_share[g].tolist()
+
+
+class _Cheater(Agent):
+    name = spec = "cheater"
+
+    def act_batch(self, observations, masks):
+        return np.ones(len(masks), dtype=np.int64)  # No Thanks: pass, even without tokens
+
+
+def test_errors_name_the_problem():
+    with pytest.raises(ValueError, match="num_players=4 but 3 agents"):
+        evaluate("no_thanks_v0", ["random"] * 3, num_players=4, progress=False)
+    with pytest.raises(ValueError, match="unknown agent spec 'nobody'"):
+        evaluate("no_thanks_v0", ["random", "random", "nobody"], progress=False)
+    with pytest.raises(ValueError, match="games must be a positive int"):
+        evaluate("no_thanks_v0", ["random"] * 3, games=0, progress=False)
+    with pytest.raises(ValueError, match="seed must be a non-negative int"):
+        evaluate("no_thanks_v0", ["random"] * 3, seed=-1, progress=False)
+    with pytest.raises(ValueError, match="workers must be"):
+        evaluate("no_thanks_v0", ["random"] * 3, workers=0, progress=False)
+    with pytest.raises(ValueError, match="unknown env id"):
+        evaluate("uno_v0", ["random"] * 3, progress=False)
+    with pytest.raises(ValueError, match="has no computer player"):
+        evaluate("no_thanks_v0", ["computer", "random", "random"], progress=False)
+    with pytest.raises(ValueError, match="agent 'cheater' chose illegal action"):
+        evaluate(
+            "no_thanks_v0", [_Cheater(), "random", "random"], games=3, workers=1, progress=False
+        )
+
+
+def test_progress_bar_can_be_turned_off(capsys):
+    evaluate("double_or_nothing_v0", ["random", "computer"], games=4, workers=1, progress=True)
+    assert "game" in capsys.readouterr().err
+    evaluate("double_or_nothing_v0", ["random", "computer"], games=4, workers=1, progress=False)
+    assert capsys.readouterr().err == ""
+
+
+def test_uses_every_game_the_registry_has():
+    for env_id in card_envs.multi_agent_env_ids():
+        n = card_envs.registry.make_game(env_id).num_players
+        ev = evaluate(env_id, ["random"] * n, games=n, workers=1, progress=False)
+        assert ev.games == n and len(ev) == n
