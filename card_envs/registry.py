@@ -52,7 +52,7 @@ def make(
     """PettingZoo AEC env of `env_id` (no wrappers needed: order and legality are enforced);
     for a single-agent id, its Gymnasium env."""
     if env_id in _SINGLE_AGENT:
-        return _SINGLE_AGENT[env_id](render_mode=render_mode, **config)
+        return _SINGLE_AGENT[env_id](render_mode, illegal_action, **config)
     return CardEnv(make_game(env_id, **config), render_mode, illegal_action)
 
 
