@@ -183,6 +183,15 @@ def _agent_label(agent: str | Agent) -> str:
     return agent if isinstance(agent, str) else getattr(agent, "name", type(agent).__name__)
 
 
+def _illegal(chunk: Chunk, k: int, chosen: np.ndarray, masks: np.ndarray) -> None:
+    for action, mask in zip(chosen.tolist(), masks, strict=True):
+        if not 0 <= action < len(mask) or not mask[action]:
+            raise ValueError(
+                f"{chunk.env_id}: agent {_agent_label(chunk.agents[k])!r} chose illegal "
+                f"action {action}; legal actions were {np.flatnonzero(mask).tolist()}"
+            )
+
+
 def play_chunk(chunk: Chunk) -> GameBatch:
     """Play the chunk's games, each instance of one batched env playing exactly one game;
     every agent is asked once per engine step for all games where it is to act."""
@@ -207,41 +216,38 @@ def play_chunk(chunk: Chunk) -> GameBatch:
     actions = np.full(m, SKIP, dtype=np.int64)
     rows = np.arange(m)
     log: list[np.ndarray] = []
+    num_actions = venv.num_actions
     obs, masks = venv.reset(seed=chunk.seed)
     while not done.all():
-        active = ~done
-        who = seats[rows, venv.current_player]
+        who = np.where(done, -1, seats[rows, venv.current_player])  # field index to act
         actions[:] = SKIP
         for k, agent in agents.items():
-            sel = np.flatnonzero(active & (who == k))
-            if len(sel) == 0:
+            hit = who == k
+            if not hit.any():
                 continue
-            chosen = np.asarray(agent.act_batch(obs[sel], masks[sel])).astype(np.int64)
+            sel = hit.nonzero()[0]
+            chosen = np.asarray(agent.act_batch(obs[sel], masks[sel]), dtype=np.int64)
             if chosen.shape != sel.shape:
                 raise ValueError(
-                    f"agent {_agent_label(chunk.agents[k])!r} returned {chosen.shape[0]} "
+                    f"agent {_agent_label(chunk.agents[k])!r} returned {chosen.shape} "
                     f"actions for {len(sel)} observations"
                 )
-            bad = (chosen < 0) | (chosen >= venv.num_actions)
-            bad[~bad] = masks[sel[~bad], chosen[~bad]] == 0
-            if bad.any():
-                j = int(np.flatnonzero(bad)[0])
-                legal = np.flatnonzero(masks[sel[j]]).tolist()
-                raise ValueError(
-                    f"{chunk.env_id}: agent {_agent_label(chunk.agents[k])!r} chose illegal "
-                    f"action {int(chosen[j])}; legal actions were {legal}"
-                )
+            if chosen.min() < 0 or chosen.max() >= num_actions or not masks[sel, chosen].all():
+                _illegal(chunk, k, chosen, masks[sel])
             actions[sel] = chosen
         if chunk.record:
             log.append(actions.copy())
+        active = who >= 0
         _, _, rew, term, trunc = venv.step(actions)
         rewards += rew
-        lengths[active] += 1
-        for i in np.flatnonzero((term | trunc) & active):
-            scores[i] = venv.final_scores[i]
-            wins[i] = venv.final_wins[i]
-            truncated[i] = trunc[i]
-            done[i] = True
+        lengths += active
+        ended = (term | trunc) & active
+        if ended.any():
+            idx = ended.nonzero()[0]
+            scores[idx] = venv.final_scores[idx]
+            wins[idx] = venv.final_wins[idx]
+            truncated[idx] = trunc[idx]
+            done[idx] = True
         obs, masks = venv.observations, venv.action_masks
     recorded = None
     if chunk.record:
