@@ -1,0 +1,336 @@
+"""Tournament configs (YAML files or dicts), validated: a wrong key or value stops with a
+message naming it and what is allowed.
+
+```yaml
+name: main                      # the tournament's name in the database (default: file stem)
+seed: 0                         # everything is derived from it
+db: runs/tournaments.sqlite     # SQLite file holding every finished game
+out: runs/tournaments/main      # leaderboards (CSV), rating plots (PNG), records (JSONL)
+backend: local                  # local (processes on this machine) or ray
+workers: null                   # local: processes (null = all cores); ray: CPUs of a local Ray
+ray_address: null               # ray: address of an existing cluster (null = start a local one)
+chunk_games: 128                # games per task (and per database transaction)
+record_actions: true            # store each game's actions (for JSONL records and replay)
+records: false                  # also write <out>/<event>.jsonl after the run
+progress: true
+events:                         # one or more games, each with its own field of agents
+  - env: no_thanks_v0
+    name: no_thanks             # default: the env id
+    config: {num_players: 4}    # the game's options
+    agents:                     # spec strings, or {name, spec} to enter one spec twice
+      - heuristic
+      - random
+      - {name: random_b, spec: random}
+    format: random_tables       # round_robin (default for 2 players) or random_tables
+    tables: 200                 # random_tables: how many tables to draw
+    games: 8                    # games per table (per pairing), a multiple of the players
+    rank_by: score_low          # win (default), score_low or score_high: how games rank seats
+```
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from card_envs.registry import make_game, multi_agent_env_ids
+
+FORMATS = ("round_robin", "random_tables")
+RANK_BY = ("win", "score_low", "score_high")
+BACKENDS = ("local", "ray")
+DEFAULT_DB = "runs/tournaments.sqlite"
+DEFAULT_OUT = "runs/tournaments"
+DEFAULT_GAMES_2P = 100  # per pairing
+DEFAULT_GAMES_PER_PLAYER = 4  # a table plays 4 x num_players games by default
+
+
+class TournamentConfigError(ValueError):
+    """A tournament config with a wrong key or value."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One agent of an event's field: a unique name and the spec that builds it."""
+
+    name: str
+    spec: str
+
+
+@dataclass(frozen=True)
+class Event:
+    """One game of a tournament, its config and the field of agents that play it."""
+
+    name: str
+    env: str
+    config: dict
+    agents: tuple[Entry, ...]
+    num_players: int
+    format: str
+    games: int  # per table (a pairing is a table of two), a multiple of num_players
+    tables: int | None  # random_tables only
+    rank_by: str
+
+    @property
+    def names(self) -> list[str]:
+        return [e.name for e in self.agents]
+
+    @property
+    def specs(self) -> list[str]:
+        return [e.spec for e in self.agents]
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    name: str
+    seed: int
+    db: str
+    out: str
+    backend: str
+    workers: int | None
+    ray_address: str | None
+    chunk_games: int
+    record_actions: bool
+    records: bool
+    progress: bool
+    events: tuple[Event, ...]
+    notes: tuple[str, ...] = field(default=(), compare=False)
+
+    def schedule_dict(self) -> dict:
+        """What decides the games: two runs with equal dicts play the same games."""
+        return {
+            "seed": self.seed,
+            "chunk_games": self.chunk_games,
+            "record_actions": self.record_actions,
+            "events": [asdict(e) for e in self.events],
+        }
+
+    def schedule_hash(self) -> str:
+        blob = json.dumps(self.schedule_dict(), sort_keys=True, default=str)
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+TOP_KEYS = {
+    "name": "the tournament's name (letters, digits, _ . -)",
+    "seed": "non-negative int",
+    "db": "path of the SQLite file",
+    "out": "directory for leaderboards, plots and records",
+    "backend": f"one of {list(BACKENDS)}",
+    "workers": "positive int or null (all cores)",
+    "ray_address": "Ray cluster address or null (start a local Ray)",
+    "chunk_games": "positive int, games per task",
+    "record_actions": "true or false",
+    "records": "true or false (write JSONL records after the run)",
+    "progress": "true or false",
+    "events": "a list of events (or one event's keys at the top level)",
+}
+EVENT_KEYS = {
+    "name": "the event's name (default: the env id)",
+    "env": f"one of {multi_agent_env_ids()}",
+    "config": "mapping of the game's options",
+    "agents": "list of agent specs or {name, spec} mappings",
+    "format": f"one of {list(FORMATS)}",
+    "games": "positive int: games per table (per pairing)",
+    "tables": "positive int: number of random tables",
+    "rank_by": f"one of {list(RANK_BY)}",
+}
+
+
+def _fail(where: str, msg: str) -> None:
+    raise TournamentConfigError(f"{where}: {msg}")
+
+
+def _unknown_keys(where: str, given: dict, allowed: dict) -> None:
+    for key in given:
+        if key not in allowed:
+            _fail(where, f"unknown key {key!r}; allowed keys are {sorted(allowed)}")
+
+
+def _int(where: str, key: str, value: Any, low: int = 1, allow_none: bool = False):
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        what = f"an int >= {low}" + (" or null" if allow_none else "")
+        _fail(where, f"{key}={value!r} must be {what}")
+    return value
+
+
+def _bool(where: str, key: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        _fail(where, f"{key}={value!r} must be true or false")
+    return value
+
+
+def _str(where: str, key: str, value: Any, allow_none: bool = False) -> str | None:
+    if value is None and allow_none:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        _fail(where, f"{key}={value!r} must be a non-empty string")
+    return value
+
+
+def _choice(where: str, key: str, value: Any, choices: tuple) -> str:
+    if value not in choices:
+        _fail(where, f"{key}={value!r} is not one of {list(choices)}")
+    return value
+
+
+def _name(where: str, key: str, value: Any) -> str:
+    value = _str(where, key, value)
+    if not all(c.isalnum() or c in "_.-" for c in value):
+        _fail(where, f"{key}={value!r} may only use letters, digits, '_', '.' and '-'")
+    return value
+
+
+def _entries(where: str, env_id: str, config: dict, agents: Any) -> tuple[Entry, ...]:
+    from agents import make_agent
+
+    if not isinstance(agents, list) or not agents:
+        _fail(where, f"agents={agents!r} must be a non-empty list of agent specs")
+    out: list[Entry] = []
+    for k, item in enumerate(agents):
+        at = f"{where}.agents[{k}]"
+        if isinstance(item, str):
+            entry = Entry(item, item)
+        elif isinstance(item, dict):
+            _unknown_keys(at, item, {"name": "", "spec": ""})
+            if "spec" not in item:
+                _fail(at, "needs a 'spec' (and optionally a 'name')")
+            spec = _str(at, "spec", item["spec"])
+            entry = Entry(_str(at, "name", item.get("name", spec)), spec)
+        else:
+            _fail(at, f"{item!r} must be a spec string or a mapping with 'name' and 'spec'")
+        try:
+            make_agent(entry.spec, env_id, seed=0, **config)
+        except (ValueError, ImportError) as err:
+            _fail(at, f"agent {entry.spec!r}: {err}")
+        out.append(entry)
+    seen: set[str] = set()
+    for e in out:
+        if e.name in seen:
+            _fail(
+                where,
+                f"agent name {e.name!r} appears twice; give copies their own names, e.g. "
+                f"{{name: {e.name}_b, spec: {e.spec}}}",
+            )
+        seen.add(e.name)
+    return tuple(out)
+
+
+def _event(where: str, raw: Any, notes: list[str]) -> Event:
+    if not isinstance(raw, dict):
+        _fail(where, f"an event must be a mapping with keys {sorted(EVENT_KEYS)}, got {raw!r}")
+    _unknown_keys(where, raw, EVENT_KEYS)
+    if "env" not in raw:
+        _fail(where, f"missing key 'env' (one of {multi_agent_env_ids()})")
+    env_id = raw["env"]
+    if env_id not in multi_agent_env_ids():
+        allowed = multi_agent_env_ids()
+        _fail(where, f"env={env_id!r} is not a multi-agent env id; allowed: {allowed}")
+    config = raw.get("config", {}) or {}
+    if not isinstance(config, dict):
+        _fail(where, f"config={config!r} must be a mapping of the game's options")
+    try:
+        game = make_game(env_id, **config)
+    except (ValueError, TypeError) as err:
+        _fail(f"{where}.config", str(err))
+    n = game.num_players
+    config = {**config, "num_players": n}
+    if "agents" not in raw:
+        _fail(where, "missing key 'agents' (a list of agent specs)")
+    agents = _entries(where, env_id, config, raw["agents"])
+    field_size = len(agents)
+    if field_size < n:
+        _fail(
+            where,
+            f"{env_id} with num_players={n} needs at least {n} agents, got {field_size}; "
+            "enter a spec twice under two names ({name: random_b, spec: random})",
+        )
+    name = _name(where, "name", raw.get("name", env_id))
+    default_format = "round_robin" if n == 2 or field_size == n else "random_tables"
+    fmt = _choice(where, "format", raw.get("format", default_format), FORMATS)
+    default_games = DEFAULT_GAMES_2P if n == 2 else DEFAULT_GAMES_PER_PLAYER * n
+    games = _int(where, "games", raw.get("games", default_games))
+    if games % n:
+        rounded = -(-games // n) * n
+        notes.append(
+            f"{where} ({name}): games={games} rounded up to {rounded}, a multiple of the {n} "
+            "players, so every agent sits in every seat equally often"
+        )
+        games = rounded
+    tables = raw.get("tables")
+    if fmt == "round_robin":
+        if tables is not None:
+            _fail(
+                where,
+                "tables is only for format random_tables (round_robin plays every "
+                f"{n}-agent table once: {math.comb(field_size, n)} tables)",
+            )
+    else:
+        tables = _int(where, "tables", field_size if tables is None else tables)
+    rank_by = _choice(where, "rank_by", raw.get("rank_by", "win"), RANK_BY)
+    return Event(name, env_id, config, agents, n, fmt, games, tables, rank_by)
+
+
+def parse_config(raw: Any, source: str = "config", default_name: str = "tournament"):
+    """A validated TournamentConfig from a parsed YAML document (a dict)."""
+    if not isinstance(raw, dict):
+        _fail(source, f"a tournament config must be a mapping, got {type(raw).__name__}")
+    raw = dict(raw)
+    if "events" not in raw and "env" in raw:  # one event written at the top level
+        event = {k: raw.pop(k) for k in list(raw) if k in EVENT_KEYS and k != "name"}
+        raw["events"] = [event]
+    _unknown_keys(source, raw, TOP_KEYS)
+    if "events" not in raw:
+        _fail(source, "missing key 'events' (a list of events, each with env and agents)")
+    events_raw = raw["events"]
+    if not isinstance(events_raw, list) or not events_raw:
+        _fail(source, f"events={events_raw!r} must be a non-empty list")
+    notes: list[str] = []
+    events = tuple(_event(f"{source}: events[{i}]", e, notes) for i, e in enumerate(events_raw))
+    names = [e.name for e in events]
+    for n in names:
+        if names.count(n) > 1:
+            _fail(source, f"event name {n!r} is used twice; give each event its own 'name'")
+    name = _name(source, "name", raw.get("name", default_name))
+    backend = _choice(source, "backend", raw.get("backend", "local"), BACKENDS)
+    seed = _int(source, "seed", raw.get("seed", 0), low=0)
+    record_actions = _bool(source, "record_actions", raw.get("record_actions", True))
+    records = _bool(source, "records", raw.get("records", False))
+    if records and not record_actions:
+        _fail(source, "records: true needs record_actions: true (records are the actions)")
+    return TournamentConfig(
+        name=name,
+        seed=seed,
+        db=_str(source, "db", raw.get("db", DEFAULT_DB)),
+        out=_str(source, "out", raw.get("out", f"{DEFAULT_OUT}/{name}")),
+        backend=backend,
+        workers=_int(source, "workers", raw.get("workers"), allow_none=True),
+        ray_address=_str(source, "ray_address", raw.get("ray_address"), allow_none=True),
+        chunk_games=_int(source, "chunk_games", raw.get("chunk_games", 128)),
+        record_actions=record_actions,
+        records=records,
+        progress=_bool(source, "progress", raw.get("progress", True)),
+        events=events,
+        notes=tuple(notes),
+    )
+
+
+def load_config(path: str | Path, **overrides: Any) -> TournamentConfig:
+    """Read and validate a YAML tournament config; `overrides` (not None) replace top-level
+    keys (the command line's flags)."""
+    import yaml
+
+    p = Path(path)
+    if not p.is_file():
+        raise TournamentConfigError(f"{path}: no such config file")
+    try:
+        raw = yaml.safe_load(p.read_text())
+    except yaml.YAMLError as err:
+        raise TournamentConfigError(f"{path}: not valid YAML: {err}") from None
+    if isinstance(raw, dict):
+        raw = {**raw, **{k: v for k, v in overrides.items() if v is not None}}
+    return parse_config(raw, source=str(path), default_name=p.stem)

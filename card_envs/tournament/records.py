@@ -1,0 +1,110 @@
+"""Game records as JSONL, and replaying them into the AEC env.
+
+One JSON object per line: tournament, event, env_id, config, table, game, seed, seats (agent
+names in seat order), agents (their specs), actions, rewards, scores, wins, length,
+truncated. `replay(record)` deals the game again with `card_envs.make(env_id, **config)` and
+`reset(seed=seed)`, plays the recorded actions and returns what the env reports; the batched
+engine that played the game and the AEC env share their kernels and their seeding, so the
+scores, win shares and rewards come out the same.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import numpy as np
+
+import card_envs
+
+RECORD_KEYS = (
+    "tournament",
+    "event",
+    "env_id",
+    "config",
+    "table",
+    "game",
+    "seed",
+    "seats",
+    "agents",
+    "actions",
+    "rewards",
+    "scores",
+    "wins",
+    "length",
+    "truncated",
+)
+
+
+def record_of(row: dict) -> dict:
+    """A stored game row as a record."""
+    if row.get("actions") is None:
+        raise ValueError(
+            f"game {row['event']}/{row['table_index']}/{row['game']} has no recorded actions "
+            "(the tournament ran with record_actions: false)"
+        )
+    rec = dict(row, table=row["table_index"])
+    return {k: rec[k] for k in RECORD_KEYS}
+
+
+def write_jsonl(records: Iterable[dict], path: str | Path) -> int:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    count = 0
+    with path.open("w") as f:
+        for rec in records:
+            f.write(json.dumps(rec, separators=(",", ":")) + "\n")
+            count += 1
+    return count
+
+
+def read_jsonl(path: str | Path) -> Iterator[dict]:
+    with Path(path).open() as f:
+        for line_no, line in enumerate(f, 1):
+            if line.strip():
+                try:
+                    yield json.loads(line)
+                except json.JSONDecodeError as err:
+                    raise ValueError(f"{path}:{line_no}: not a JSON record: {err}") from None
+
+
+def replay(record: dict) -> dict:
+    """Play a record's actions in a fresh AEC env: its rewards, scores, wins and length."""
+    env = card_envs.make(record["env_id"], **record["config"])
+    env.reset(seed=int(record["seed"]))
+    agents = env.possible_agents
+    rewards = np.zeros(len(agents))
+    actions = record["actions"]
+    for step, action in enumerate(actions):
+        if all(env.terminations[a] or env.truncations[a] for a in agents):
+            raise ValueError(f"record has {len(actions)} actions but the game ended after {step}")
+        env.step(int(action))
+        rewards += [env.rewards[a] for a in agents]
+    ended = all(env.terminations[a] or env.truncations[a] for a in agents)
+    if not ended:
+        raise ValueError(f"the game is not over after the record's {len(actions)} actions")
+    return {
+        "rewards": rewards.tolist(),
+        "scores": [env.infos[a]["score"] for a in agents],
+        "wins": [env.infos[a]["win"] for a in agents],
+        "length": len(actions),
+        "truncated": any(env.truncations[a] for a in agents),
+    }
+
+
+def check_replay(record: dict) -> list[str]:
+    """Differences between a record and its replay (empty when they agree); a replay that
+    cannot be played (an illegal action, too many or too few actions) is one difference."""
+    try:
+        got = replay(record)
+    except ValueError as err:
+        return [f"the replay failed: {err}"]
+    diffs = []
+    for key in ("scores", "wins", "rewards"):
+        if not np.allclose(got[key], record[key], rtol=0, atol=1e-6):
+            diffs.append(f"{key}: recorded {record[key]}, replayed {got[key]}")
+    for key in ("length", "truncated"):
+        if got[key] != record[key]:
+            diffs.append(f"{key}: recorded {record[key]}, replayed {got[key]}")
+    return diffs

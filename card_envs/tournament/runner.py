@@ -1,0 +1,99 @@
+"""Run a tournament: schedule, resume from the database, play, rate, report."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from card_envs.evaluation import progress_bar
+from card_envs.tournament.backends import run_local, run_ray
+from card_envs.tournament.config import TournamentConfig
+from card_envs.tournament.ratings import Leaderboard, leaderboard
+from card_envs.tournament.records import record_of, write_jsonl
+from card_envs.tournament.report import write_csv, write_plot
+from card_envs.tournament.schedule import EventPlan, plan
+from card_envs.tournament.store import Store
+
+
+@dataclass
+class TournamentResult:
+    config: TournamentConfig
+    leaderboards: list[Leaderboard]
+    scheduled: int  # games in the schedule
+    already_stored: int  # of those, games found in the database at the start
+    played: int  # games played by this run
+    seconds: float
+    files: list[Path] = field(default_factory=list)
+
+
+def _quiet(_: str) -> None:
+    pass
+
+
+def run_tournament(
+    config: TournamentConfig,
+    restart: bool = False,
+    echo: Callable[[str], None] = _quiet,
+    write_files: bool = True,
+) -> TournamentResult:
+    """Play every scheduled game of `config` that is not yet in its database, then rate the
+    agents of each event from all its stored games and write the leaderboards (CSV), plots
+    (PNG) and, if asked, JSONL records to `config.out`."""
+    t0 = time.perf_counter()
+    plans = plan(config)
+    for note in config.notes:
+        echo(f"note: {note}")
+    with Store(config.db) as store:
+        stored = store.open_tournament(config, restart)
+        todo: list[tuple[EventPlan, int]] = []
+        for p in plans:
+            counts = store.chunk_counts(config.name, p.event.name)
+            for c, (start, stop) in enumerate(p.bounds):
+                have = counts.get(c, 0)
+                if have == stop - start:
+                    continue
+                if have:  # chunks are written in one transaction; never expected
+                    store.drop_chunk(config.name, p.event.name, c)
+                todo.append((p, c))
+        scheduled = sum(p.num_games for p in plans)
+        to_play = sum(p.bounds[c][1] - p.bounds[c][0] for p, c in todo)
+        echo(
+            f"tournament {config.name!r}: {len(plans)} event(s), {scheduled} games scheduled; "
+            f"{stored} already in {config.db}, {to_play} to play"
+            + (f" on {config.backend}" if to_play else "")
+        )
+        if todo:
+            chunks = [p.chunk(c, config.seed, config.record_actions) for p, c in todo]
+            if config.backend == "ray":
+                results = run_ray(chunks, config.ray_address, config.workers)
+            else:
+                results = run_local(chunks, config.workers)
+            with progress_bar(to_play, config.name, config.progress) as bar:
+                for i, batch in results:
+                    p, c = todo[i]
+                    store.add_chunk(config.name, p, c, batch)
+                    bar.update(len(batch.lengths))
+        boards = []
+        for p in plans:
+            have = store.count(config.name, p.event.name)
+            if have != p.num_games:
+                raise RuntimeError(
+                    f"event {p.event.name}: {have} games stored, {p.num_games} scheduled"
+                )
+            boards.append(leaderboard(p, store.event_games(config.name, p), config.seed))
+        files: list[Path] = []
+        if write_files:
+            out = Path(config.out)
+            for p, board in zip(plans, boards, strict=True):
+                files.append(write_csv(board, out / f"{board.event}.csv"))
+                files.append(write_plot(board, out / f"{board.event}.png"))
+                if config.records:
+                    rows = store.rows(config.name, p.event.name)
+                    path = out / f"{board.event}.jsonl"
+                    write_jsonl((record_of(r) for r in rows), path)
+                    files.append(path)
+    return TournamentResult(
+        config, boards, scheduled, stored, to_play, time.perf_counter() - t0, files
+    )

@@ -1,0 +1,235 @@
+"""Every finished game in one SQLite file.
+
+Table `games`: one row per game with the tournament, event, env id and config (JSON), the
+chunk, table and game index, the seed it was dealt from, the agent name and spec in each
+seat, each seat's rewards, scores and win share (JSON lists), its length, whether it was
+truncated, and (when recorded) its actions. The key (tournament, event, table, game) makes
+a game impossible to store twice. A chunk's games are written in one transaction, so a
+killed run leaves whole chunks or nothing of them.
+
+Table `tournaments`: each tournament's config and the hash of what decides its games, so
+that a rerun of the same command resumes and a changed config is refused instead of being
+mixed with the old games.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+
+from card_envs.evaluation import GameBatch
+from card_envs.tournament.config import TournamentConfig
+from card_envs.tournament.schedule import EventPlan
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS tournaments (
+    name TEXT PRIMARY KEY,
+    schedule_hash TEXT NOT NULL,
+    config TEXT NOT NULL,
+    created TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS games (
+    tournament TEXT NOT NULL,
+    event TEXT NOT NULL,
+    env_id TEXT NOT NULL,
+    config TEXT NOT NULL,
+    chunk INTEGER NOT NULL,
+    table_index INTEGER NOT NULL,
+    game INTEGER NOT NULL,
+    seed INTEGER NOT NULL,
+    seats TEXT NOT NULL,
+    agents TEXT NOT NULL,
+    rewards TEXT NOT NULL,
+    scores TEXT NOT NULL,
+    wins TEXT NOT NULL,
+    length INTEGER NOT NULL,
+    truncated INTEGER NOT NULL,
+    actions TEXT,
+    finished_at TEXT NOT NULL,
+    PRIMARY KEY (tournament, event, table_index, game)
+);
+CREATE INDEX IF NOT EXISTS games_by_chunk ON games (tournament, event, chunk);
+"""
+
+GAME_COLUMNS = (
+    "tournament",
+    "event",
+    "env_id",
+    "config",
+    "chunk",
+    "table_index",
+    "game",
+    "seed",
+    "seats",
+    "agents",
+    "rewards",
+    "scores",
+    "wins",
+    "length",
+    "truncated",
+    "actions",
+    "finished_at",
+)
+
+
+class TournamentMismatch(ValueError):
+    """The database holds a tournament of that name with a different schedule."""
+
+
+def _floats(row: np.ndarray) -> str:
+    return json.dumps([float(x) for x in row])
+
+
+class Store:
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        if self.path.parent and not self.path.parent.exists():
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.conn = sqlite3.connect(self.path, timeout=60)
+        self.conn.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # --- tournaments ------------------------------------------------------------------
+    def open_tournament(self, config: TournamentConfig, restart: bool = False) -> int:
+        """Register the tournament (or check it matches the one stored); with `restart`,
+        forget its games first. Returns the number of its games already stored."""
+        h = config.schedule_hash()
+        with self.conn:
+            if restart:
+                self.conn.execute("DELETE FROM games WHERE tournament = ?", (config.name,))
+                self.conn.execute("DELETE FROM tournaments WHERE name = ?", (config.name,))
+            row = self.conn.execute(
+                "SELECT schedule_hash FROM tournaments WHERE name = ?", (config.name,)
+            ).fetchone()
+            if row is None:
+                self.conn.execute(
+                    "INSERT INTO tournaments VALUES (?, ?, ?, ?)",
+                    (
+                        config.name,
+                        h,
+                        json.dumps(config.schedule_dict(), default=str),
+                        time.strftime("%Y-%m-%dT%H:%M:%S"),
+                    ),
+                )
+            elif row[0] != h:
+                raise TournamentMismatch(
+                    f"tournament {config.name!r} in {self.path} was started with a different "
+                    "config (seed, events, agents or chunk size); rerun with --restart to "
+                    "discard its games, or choose another name (--name) or database (--db)"
+                )
+        return self.count(config.name)
+
+    def count(self, tournament: str, event: str | None = None) -> int:
+        sql, args = "SELECT COUNT(*) FROM games WHERE tournament = ?", [tournament]
+        if event is not None:
+            sql += " AND event = ?"
+            args.append(event)
+        return int(self.conn.execute(sql, args).fetchone()[0])
+
+    def chunk_counts(self, tournament: str, event: str) -> dict[int, int]:
+        rows = self.conn.execute(
+            "SELECT chunk, COUNT(*) FROM games WHERE tournament = ? AND event = ? GROUP BY chunk",
+            (tournament, event),
+        )
+        return {int(c): int(k) for c, k in rows}
+
+    def drop_chunk(self, tournament: str, event: str, chunk: int) -> None:
+        with self.conn:
+            self.conn.execute(
+                "DELETE FROM games WHERE tournament = ? AND event = ? AND chunk = ?",
+                (tournament, event, chunk),
+            )
+
+    # --- games ------------------------------------------------------------------------
+    def add_chunk(self, tournament: str, plan: EventPlan, chunk: int, batch: GameBatch) -> None:
+        """Store a finished chunk's games in one transaction."""
+        ev = plan.event
+        start, stop = plan.bounds[chunk]
+        if batch.lengths.shape[0] != stop - start:
+            raise ValueError(f"chunk {chunk} of {ev.name}: expected {stop - start} games")
+        config = json.dumps(ev.config, sort_keys=True)
+        now = time.strftime("%Y-%m-%dT%H:%M:%S")
+        rows = []
+        for i in range(stop - start):
+            seats = batch.agent_of_seat[i]
+            rows.append(
+                (
+                    tournament,
+                    ev.name,
+                    ev.env,
+                    config,
+                    chunk,
+                    int(plan.table_of[start + i]),
+                    int(plan.game_of[start + i]),
+                    int(batch.seeds[i]),
+                    json.dumps([ev.agents[k].name for k in seats]),
+                    json.dumps([ev.agents[k].spec for k in seats]),
+                    _floats(batch.rewards[i]),
+                    _floats(batch.scores[i]),
+                    _floats(batch.win_share[i]),
+                    int(batch.lengths[i]),
+                    int(batch.truncated[i]),
+                    None if batch.actions is None else json.dumps(batch.actions[i]),
+                    now,
+                )
+            )
+        marks = ", ".join("?" * len(GAME_COLUMNS))
+        with self.conn:
+            self.conn.executemany(
+                f"INSERT INTO games ({', '.join(GAME_COLUMNS)}) VALUES ({marks})", rows
+            )
+
+    def rows(
+        self, tournament: str, event: str | None = None, actions: bool = True
+    ) -> Iterator[dict]:
+        """The stored games as dicts, in (event, table, game) order (`actions=False` leaves
+        the actions out, as None)."""
+        columns = [c if c != "actions" or actions else "NULL" for c in GAME_COLUMNS]
+        sql = f"SELECT {', '.join(columns)} FROM games WHERE tournament = ?"
+        args: list = [tournament]
+        if event is not None:
+            sql += " AND event = ?"
+            args.append(event)
+        sql += " ORDER BY event, table_index, game"
+        for values in self.conn.execute(sql, args):
+            row = dict(zip(GAME_COLUMNS, values, strict=True))
+            for key in ("config", "seats", "agents", "rewards", "scores", "wins", "actions"):
+                if row[key] is not None:
+                    row[key] = json.loads(row[key])
+            row["truncated"] = bool(row["truncated"])
+            yield row
+
+    def event_games(self, tournament: str, plan: EventPlan) -> GameBatch:
+        """An event's stored games as arrays, in (table, game) order; `agent_of_seat` holds
+        indices into the event's field."""
+        index = {e.name: k for k, e in enumerate(plan.event.agents)}
+        n = plan.event.num_players
+        rows = list(self.rows(tournament, plan.event.name, actions=False))
+        m = len(rows)
+
+        def arr(key, dtype=np.float64):
+            return np.array([r[key] for r in rows], dtype=dtype).reshape(m, n)
+
+        return GameBatch(
+            np.array([[index[s] for s in r["seats"]] for r in rows], dtype=np.int64).reshape(m, n),
+            arr("rewards"),
+            arr("scores"),
+            arr("wins"),
+            np.array([r["length"] for r in rows], dtype=np.int64),
+            np.array([r["truncated"] for r in rows], dtype=bool),
+            seeds=np.array([r["seed"] for r in rows], dtype=np.int64),
+            actions=None,
+        )

@@ -1,0 +1,62 @@
+"""The Ray backend: chunks as Ray tasks on a local Ray (2 CPUs) give the local results."""
+
+import sqlite3
+
+import pytest
+
+ray = pytest.importorskip("ray")  # the `ray` extra (part of `dev`)
+
+from card_envs.tournament import parse_config, run_tournament  # noqa: E402
+
+
+def _config(tmp_path, backend, **top):
+    return parse_config(
+        {
+            "name": "r",
+            "seed": 5,
+            "db": str(tmp_path / f"{backend}.sqlite"),
+            "out": str(tmp_path / backend),
+            "backend": backend,
+            "workers": 2,
+            "chunk_games": 40,
+            "progress": False,
+            "events": [
+                {
+                    "name": "nt",
+                    "env": "no_thanks_v0",
+                    "agents": [
+                        "heuristic",
+                        "random",
+                        {"name": "random_b", "spec": "random"},
+                        {"name": "heuristic_b", "spec": "heuristic"},
+                    ],
+                    "tables": 12,
+                    "games": 6,
+                    "rank_by": "score_low",
+                },
+                {"env": "double_or_nothing_v0", "agents": ["heuristic", "computer"], "games": 50},
+            ],
+            **top,
+        }
+    )
+
+
+def _rows(db):
+    with sqlite3.connect(db) as conn:
+        return conn.execute(
+            "SELECT event, table_index, game, chunk, seed, seats, rewards, scores, wins, length, "
+            "actions FROM games ORDER BY event, table_index, game"
+        ).fetchall()
+
+
+def test_ray_backend_plays_the_same_games_as_the_local_backend(tmp_path):
+    local = _config(tmp_path, "local")
+    remote = _config(tmp_path, "ray")
+    assert local.schedule_hash() == remote.schedule_hash()  # the backend is not the schedule
+    run_tournament(local, write_files=False)
+    assert not ray.is_initialized()
+    result = run_tournament(remote)  # starts a local Ray with num_cpus=2 and shuts it down
+    assert not ray.is_initialized()
+    assert result.played == 12 * 6 + 50
+    assert _rows(remote.db) == _rows(local.db)
+    assert (tmp_path / "ray" / "nt.csv").exists()
