@@ -57,6 +57,127 @@ def cmd_play(args: argparse.Namespace) -> None:
     print(f"{steps} steps in {secs:.2f} s ({steps / secs:,.0f} steps/s, incl. agents)")
 
 
+def cmd_evaluate(args: argparse.Namespace) -> None:
+    import warnings
+
+    from card_envs.evaluation import evaluate
+
+    config = _parse_config(args.config)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ev = evaluate(
+            args.env_id,
+            args.agents,
+            games=args.games,
+            seed=args.seed,
+            workers=args.workers,
+            progress=not args.no_progress,
+            **config,
+        )
+    for w in caught:
+        print(f"note: {w.message}")
+    print(ev.table())
+    print(f"{ev.games} games in {ev.seconds:.2f} s")
+
+
+def _event_from_flags(args: argparse.Namespace) -> dict:
+    agents = []
+    for item in args.agents:  # name=spec enters a spec under its own name
+        name, sep, spec = item.partition("=")
+        agents.append({"name": name, "spec": spec} if sep else item)
+    event: dict = {"env": args.env, "agents": agents}
+    if args.env_config:
+        event["config"] = _parse_config(args.env_config)
+    for key in ("format", "games", "tables", "rank_by"):
+        value = getattr(args, key)
+        if value is not None:
+            event[key] = value
+    return event
+
+
+_EVENT_FLAGS = ("env", "agents", "env_config", "format", "games", "tables", "rank_by")
+
+
+def cmd_tournament(args: argparse.Namespace) -> None:
+    from card_envs.tournament import (
+        format_table,
+        load_config,
+        parse_config,
+        run_tournament,
+    )
+
+    top = {
+        "name": args.name,
+        "seed": args.seed,
+        "db": args.db,
+        "out": args.out,
+        "backend": args.backend,
+        "workers": args.workers,
+        "ray_address": args.ray_address,
+        "chunk_games": args.chunk_games,
+        "records": True if args.records else None,
+        "progress": False if args.no_progress else None,
+    }
+    if args.config_file:
+        given = [f"--{f.replace('_', '-')}" for f in _EVENT_FLAGS if getattr(args, f)]
+        if given:
+            raise ValueError(
+                f"{', '.join(given)} cannot be combined with --config: put them in the file, "
+                "or leave out --config"
+            )
+        config = load_config(args.config_file, **top)
+    elif args.env and args.agents:
+        raw = {k: v for k, v in top.items() if v is not None}
+        raw["events"] = [_event_from_flags(args)]
+        config = parse_config(raw, source="command line", default_name=args.env)
+    else:
+        raise ValueError("tournament needs --config FILE, or --env ID and --agents a,b,...")
+    start = time.perf_counter()
+    result = run_tournament(config, restart=args.restart, echo=print)
+    for board in result.leaderboards:
+        print()
+        print(format_table(board))
+    print()
+    print(f"wrote {', '.join(str(f) for f in result.files)}")
+    print(
+        f"{result.played} games played, {result.already_stored} were already in {config.db}; "
+        f"{time.perf_counter() - start:.1f} s"
+    )
+
+
+def cmd_replay(args: argparse.Namespace) -> None:
+    from card_envs.tournament import check_replay, read_jsonl
+
+    checked = 0
+    bad = 0
+    for rec in read_jsonl(args.records):
+        if args.limit is not None and checked >= args.limit:
+            break
+        diffs = check_replay(rec)
+        checked += 1
+        if diffs:
+            bad += 1
+            where = f"{rec['event']} table {rec['table']} game {rec['game']}"
+            print(f"MISMATCH {where}: " + "; ".join(diffs))
+    print(f"{checked} games replayed into the AEC env, {checked - bad} reproduce their results")
+    if bad:
+        raise SystemExit(1)
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive int, got {text}")
+    return value
+
+
+def _specs(text: str) -> list[str]:
+    return [s.strip() for s in text.split(",") if s.strip()]
+
+
+AGENT_HELP = "comma-separated agent specs: random, heuristic, computer, ppo, ppo:path.zip"
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="card-envs", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -73,13 +194,69 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--num-envs", type=int, default=256, help="instances stepped together")
     p.add_argument("--config", nargs="*", default=[], help="env options as key=value")
+
+    e = sub.add_parser(
+        "evaluate",
+        help="seat-balanced evaluation with confidence intervals, on all cores",
+    )
+    e.add_argument("env_id", help=f"one of {env_ids()}")
+    e.add_argument("--agents", type=_specs, required=True, help=AGENT_HELP + ", one per seat")
+    e.add_argument("--games", type=_positive_int, default=1000)
+    e.add_argument("--seed", type=int, default=0)
+    e.add_argument("--workers", type=_positive_int, default=None, help="default: all cores")
+    e.add_argument("--no-progress", action="store_true", help="no progress bar")
+    e.add_argument("--config", nargs="*", default=[], help="env options as key=value")
+
+    t = sub.add_parser(
+        "tournament",
+        help="a tournament from a YAML config (or flags): SQLite, resumable, leaderboards",
+        description="Run a tournament: every finished game goes to SQLite, and running the "
+        "same command again resumes it. See docs/tournaments.md.",
+    )
+    t.add_argument("--config", dest="config_file", help="YAML file (configs/tournaments/)")
+    t.add_argument("--env", help="quick use without a file: the env id")
+    t.add_argument(
+        "--agents",
+        type=_specs,
+        help=AGENT_HELP + "; name=spec enters a spec again under another name (the field)",
+    )
+    t.add_argument("--env-config", nargs="*", default=[], help="game options as key=value")
+    t.add_argument("--format", choices=["round_robin", "random_tables"])
+    t.add_argument("--games", type=_positive_int, help="games per table (per pairing)")
+    t.add_argument("--tables", type=_positive_int, help="random tables to draw")
+    t.add_argument("--rank-by", choices=["win", "score_low", "score_high"])
+    t.add_argument("--name", help="tournament name in the database")
+    t.add_argument("--seed", type=int)
+    t.add_argument("--db", help="SQLite file (default runs/tournaments.sqlite)")
+    t.add_argument("--out", help="output directory (default runs/tournaments/<name>)")
+    t.add_argument("--backend", choices=["local", "ray"])
+    t.add_argument("--ray-address", help="existing Ray cluster (default: start a local Ray)")
+    t.add_argument("--workers", type=_positive_int, help="processes / Ray CPUs (default all)")
+    t.add_argument("--chunk-games", type=_positive_int, help="games per task")
+    t.add_argument("--records", action="store_true", help="write JSONL game records")
+    t.add_argument("--no-progress", action="store_true", help="no progress bar")
+    t.add_argument("--restart", action="store_true", help="discard the stored games first")
+
+    r = sub.add_parser("replay", help="replay JSONL game records into the AEC env and check")
+    r.add_argument("records", help="a .jsonl file written by a tournament (--records)")
+    r.add_argument("--limit", type=_positive_int, help="replay only the first N records")
+
     args = parser.parse_args(argv)
+    commands = {
+        "play": cmd_play,
+        "evaluate": cmd_evaluate,
+        "tournament": cmd_tournament,
+        "replay": cmd_replay,
+    }
     try:
         if args.command == "list":
             print("\n".join(env_ids()))
         else:
-            cmd_play(args)
+            commands[args.command](args)
     except ValueError as err:
+        print(f"card-envs: error: {err}", file=sys.stderr)
+        raise SystemExit(2) from None
+    except ImportError as err:
         print(f"card-envs: error: {err}", file=sys.stderr)
         raise SystemExit(2) from None
 

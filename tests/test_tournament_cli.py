@@ -1,0 +1,85 @@
+"""The tournament, evaluate and replay commands, and the shipped tournament configs."""
+
+import json
+import re
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from card_envs.cli import main
+from card_envs.tournament import load_config
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_shipped_configs_are_valid():
+    for path in sorted((ROOT / "configs" / "tournaments").glob("*.yaml")):
+        cfg = load_config(path)
+        assert cfg.events and not any("rounded" in n for n in cfg.notes), path
+    main_cfg = load_config(ROOT / "configs" / "tournaments" / "main.yaml")
+    assert {e.env for e in main_cfg.events} == {
+        "no_thanks_v0",
+        "surfosaurus_max_v0",
+        "double_or_nothing_v0",
+    }
+    assert "computer" in main_cfg.events[2].specs
+
+
+def test_cli_quick_tournament_and_replay(tmp_path, capsys):
+    db, out = tmp_path / "q.sqlite", tmp_path / "q"
+    main(["tournament", "--env", "double_or_nothing_v0", "--agents", "random,computer,heuristic",
+          "--games", "10", "--seed", "3", "--db", str(db), "--out", str(out), "--workers", "1",
+          "--no-progress", "--records"])  # fmt: skip
+    text = capsys.readouterr().out
+    lines = [line.split() for line in text.splitlines()]
+    board = [r for r in lines if len(r) > 2 and r[0] in "123" and r[1] in
+             ("random", "computer", "heuristic")]  # fmt: skip
+    assert [r[1] for r in board][0] == "heuristic" and len(board) == 3
+    assert "Elo" in text and "30 games played" in text
+    assert (out / "double_or_nothing_v0.csv").exists()
+    main(["replay", str(out / "double_or_nothing_v0.jsonl")])
+    assert "30 games replayed into the AEC env, 30 reproduce their results" in (
+        capsys.readouterr().out
+    )
+    with sqlite3.connect(db) as conn:
+        (config_json,) = conn.execute("SELECT config FROM tournaments").fetchone()
+    assert json.loads(config_json)["seed"] == 3
+
+
+def test_cli_quick_n_player_tournament_with_named_copies(tmp_path, capsys):
+    main(["tournament", "--env", "no_thanks_v0", "--env-config", "num_players=3",
+          "--agents", "heuristic,random,random_b=random,heuristic_b=heuristic",
+          "--tables", "8", "--games", "3", "--rank-by", "score_low", "--db",
+          str(tmp_path / "n.sqlite"), "--out", str(tmp_path / "n"), "--workers", "1",
+          "--no-progress"])  # fmt: skip
+    out = capsys.readouterr().out
+    names = re.findall(r"^ ?\d+ (\w+) +-?\d+\.\d\d ", out, flags=re.M)
+    assert sorted(names) == ["heuristic", "heuristic_b", "random", "random_b"]
+    assert "24 games played" in out and "Elo" not in out
+
+
+def test_cli_errors(tmp_path, capsys):
+    with pytest.raises(SystemExit) as err:
+        main(["tournament", "--config", "x.yaml", "--env", "no_thanks_v0"])
+    assert err.value.code == 2 and "--env cannot be combined with --config" in (
+        capsys.readouterr().err
+    )
+    with pytest.raises(SystemExit):
+        main(["tournament"])
+    assert "needs --config FILE, or --env ID and --agents" in capsys.readouterr().err
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\nevents:\n  - env: no_thanks_v0\n    agents: [random]\n    games: -3\n")
+    with pytest.raises(SystemExit) as err:
+        main(["tournament", "--config", str(bad), "--db", str(tmp_path / "db.sqlite")])
+    message = capsys.readouterr().err
+    assert err.value.code == 2 and "bad.yaml: events[0]" in message and "at least 3" in message
+
+
+def test_cli_evaluate(capsys):
+    main(["evaluate", "no_thanks_v0", "--agents", "heuristic,random,random", "--games", "20",
+          "--workers", "1", "--no-progress", "--seed", "1"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert "playing 21 games instead of 20" in out
+    rows = [line.split() for line in out.splitlines() if line.split()[1:2] == ["heuristic"]]
+    assert len(rows) == 1 and float(rows[0][2]) > 0.5 and rows[0][-1] == "21"
