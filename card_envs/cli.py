@@ -133,7 +133,15 @@ def cmd_tournament(args: argparse.Namespace) -> None:
     else:
         raise ValueError("tournament needs --config FILE, or --env ID and --agents a,b,...")
     start = time.perf_counter()
-    result = run_tournament(config, restart=args.restart, echo=print)
+    try:
+        result = run_tournament(config, restart=args.restart, echo=print)
+    except KeyboardInterrupt:
+        print(
+            f"\ninterrupted: the finished games are in {config.db}; run the same command "
+            "again to resume",
+            file=sys.stderr,
+        )
+        raise SystemExit(130) from None
     for board in result.leaderboards:
         print()
         print(format_table(board))

@@ -39,6 +39,7 @@ import copy
 import math
 import multiprocessing
 import os
+import signal
 import sys
 import time
 import warnings
@@ -282,6 +283,8 @@ def check_workers(workers: Any) -> int:
 
 
 def _init_worker() -> None:
+    # Ctrl-C is the parent's to handle: it stops the pool and keeps what was finished
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     # one core per worker: keep torch (PPO agents) from starting a thread per core each
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ[var] = "1"

@@ -23,7 +23,7 @@ from card_envs.tournament.ratings import (
     pairwise_counts,
     seat_ranks,
 )
-from card_envs.tournament.schedule import plan
+from card_envs.tournament.schedule import plan, portable_spec
 
 FIELD4 = [
     "heuristic",
@@ -99,6 +99,13 @@ def test_chunks_cover_the_schedule_once(tmp_path):
     assert covered.tolist() == list(range(p.num_games))
     seeds = {p.chunk(c, 0, False).seed for c in range(len(p.bounds))}
     assert len(seeds) == len(p.bounds)
+
+
+def test_relative_model_paths_reach_workers_as_absolute_paths(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert portable_spec("ppo:models/a.zip") == f"ppo:{tmp_path / 'models' / 'a.zip'}"
+    assert portable_spec("ppo:/abs/a.zip") == "ppo:/abs/a.zip"
+    assert portable_spec("ppo") == "ppo" and portable_spec("random") == "random"
 
 
 # --- config validation ------------------------------------------------------------------

@@ -68,10 +68,21 @@ def test_killed_run_resumes_and_equals_an_uninterrupted_run(tmp_path):
     with sqlite3.connect(db) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
 
+    # Ctrl-C: stops with a message, keeps what was finished
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    while count(db) < stored + 36 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "interrupted: the finished games are in" in err and "to resume" in err
+    interrupted = count(db)
+    assert stored < interrupted < TOTAL and interrupted % 12 == 0
+
     again = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0, again.stderr
-    assert f"{stored} already in {db}, {TOTAL - stored} to play" in again.stdout
-    assert f"{TOTAL - stored} games played" in again.stdout
+    assert f"{interrupted} already in {db}, {TOTAL - interrupted} to play" in again.stdout
+    assert f"{TOTAL - interrupted} games played" in again.stdout
     resumed = rows(db)
     assert len(resumed) == TOTAL
     assert len({r[:3] for r in resumed}) == TOTAL  # every scheduled game exactly once

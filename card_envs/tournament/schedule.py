@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -31,6 +32,15 @@ from card_envs.evaluation import Chunk, derive_seed
 from card_envs.tournament.config import Event, TournamentConfig
 
 _TABLE_DRAW = 0x7AB1E5  # key of the table-drawing stream, apart from the chunk streams
+
+
+def portable_spec(spec: str) -> str:
+    """The spec as a worker elsewhere must see it: a relative `ppo:` path made absolute (a
+    Ray worker need not share the driver's working directory)."""
+    kind, sep, path = spec.partition(":")
+    if kind == "ppo" and sep and path and not Path(path).expanduser().is_absolute():
+        return f"ppo:{Path(path).expanduser().resolve()}"
+    return spec
 
 
 def draw_tables(event: Event, seed: int, event_index: int) -> list[tuple[int, ...]]:
@@ -71,7 +81,7 @@ class EventPlan:
         return Chunk(
             ev.env,
             ev.config,
-            tuple(ev.specs),
+            tuple(portable_spec(spec) for spec in ev.specs),
             self.agent_of_seat[start:stop],
             derive_seed(seed, self.index, c),
             tuple(derive_seed(seed, self.index, c, 1 + k) for k in range(len(ev.agents))),
