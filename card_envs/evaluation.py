@@ -29,7 +29,11 @@ Confidence intervals (`confidence`, 95% by default):
   (ddof=1); (nan, nan) with a single game.
 
 Runs on all cores by default (`workers=None`: one process per core, forked on Linux, spawned
-elsewhere); `workers=1` plays in this process. A tqdm progress
+elsewhere); `workers=1` plays in this process.
+
+Agents are asked for actions in batches, for all the games of a chunk where they are to
+act at once; `reset()` is called once per chunk, before its games start, so an agent that
+keeps state between its moves must keep it per game itself. A tqdm progress
 bar counts finished games (`progress=False` turns it off).
 """
 
@@ -307,6 +311,8 @@ def run_chunks(
     """Play `chunks`, yielding (index, batch) as they finish (in-process when workers=1 or
     there is a single chunk; else in a pool of processes)."""
     workers = min(check_workers(workers), len(chunks))
+    if multiprocessing.current_process().daemon:  # a daemon process may not have children
+        workers = 1
     if workers <= 1:
         for i, chunk in enumerate(chunks):
             yield i, play_chunk(chunk)
