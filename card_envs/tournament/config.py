@@ -214,7 +214,8 @@ def _entries(where: str, env_id: str, config: dict, agents: Any) -> tuple[Entry,
             _fail(
                 where,
                 f"agent name {e.name!r} appears twice; give copies their own names, e.g. "
-                f"{{name: {e.name}_b, spec: {e.spec}}}",
+                f"{{name: {e.name}_b, spec: {e.spec}}} in a config file, {e.name}_b={e.spec} "
+                "in --agents",
             )
         seen.add(e.name)
     return tuple(out)
@@ -247,7 +248,8 @@ def _event(where: str, raw: Any, notes: list[str]) -> Event:
         _fail(
             where,
             f"{env_id} with num_players={n} needs at least {n} agents, got {field_size}; "
-            "enter a spec twice under two names ({name: random_b, spec: random})",
+            "enter a spec again under another name ({name: random_b, spec: random} in a "
+            "config file, random_b=random in --agents)",
         )
     name = _name(where, "name", raw.get("name", env_id))
     default_format = "round_robin" if n == 2 or field_size == n else "random_tables"
