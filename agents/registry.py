@@ -14,7 +14,10 @@ from agents.random_agent import RandomAgent
 from card_envs.registry import make_game
 
 _KINDS = ("random", "heuristic", "computer", "ppo")
-_SPEC_HELP = "random, heuristic, computer (where the game has one), ppo, ppo:path/to/model.zip"
+_SPEC_HELP = (
+    "random, heuristic, computer (where the game has one), ppo (the model shipped for the "
+    "env), ppo:path/to/model.zip"
+)
 
 
 def agent_kinds() -> tuple[str, ...]:
@@ -30,7 +33,9 @@ def make_agent(spec: str | Agent, env_id: str, seed: int | None = None, **config
     if isinstance(spec, Agent):
         return spec
     if not isinstance(spec, str):
-        raise ValueError(f"an agent spec must be a string, got {spec!r}; known: {_SPEC_HELP}")
+        raise ValueError(
+            f"an agent spec must be a string, got {spec!r}; known agents are {_SPEC_HELP}"
+        )
     if spec == "random":
         return RandomAgent(seed)
     if spec == "heuristic":
@@ -41,4 +46,4 @@ def make_agent(spec: str | Agent, env_id: str, seed: int | None = None, **config
         from agents.ppo import make_ppo_agent  # torch is imported only when needed
 
         return make_ppo_agent(spec, env_id, seed, config)
-    raise ValueError(f"unknown agent spec {spec!r}; known agents are {list(_KINDS)} ({_SPEC_HELP})")
+    raise ValueError(f"unknown agent spec {spec!r}; known agents are {_SPEC_HELP}")
