@@ -324,3 +324,18 @@ def range_strength(copies, lo, hi):
     """Order key of a range play: more cards, then more distinct values, then a higher top."""
     size = hi - lo + 1
     return (copies * size * 64 + size) * 64 + hi
+
+
+@njit(cache=True)
+def range_play_keys(counts, beat, out):
+    """For every range lo..hi of the values (numbered by lo, then hi), its play's strength
+    if it can be played from `counts` and beats `beat` (-1 to beat nothing), else -1."""
+    n = counts.shape[0]
+    a = 0
+    for lo in range(1, n + 1):
+        copies = counts[lo - 1]
+        for hi in range(lo, n + 1):
+            copies = min(copies, counts[hi - 1])
+            key = range_strength(copies, lo, hi) if copies > 0 else -1
+            out[a] = key if key > beat else -1
+            a += 1

@@ -18,6 +18,7 @@ plus a little Python for config, inspection and text. The kernels, all `@njit(ca
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any, ClassVar
 
 import numpy as np
@@ -33,15 +34,22 @@ class Game:
     title: ClassVar[str]
     options: ClassVar[dict[str, Option]]
     # numba kernels with the signatures above
+    engine: ClassVar[ModuleType]  # the kernels: reset, step, observe, legal, outcome
+    batched: ClassVar[ModuleType]  # batch_reset, batch_step
     reset_kernel: ClassVar[Any]
     step_kernel: ClassVar[Any]
     observe_kernel: ClassVar[Any]
     legal_kernel: ClassVar[Any]
     outcome_kernel: ClassVar[Any]
-    # batch_reset(buffers) and batch_step(buffers, actions): the game's kernels bound to
-    # core.batched.reset_all / step_all in two cached two-line wrappers
     batch_reset_kernel: ClassVar[Any]
     batch_step_kernel: ClassVar[Any]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name in ("reset", "step", "observe", "legal", "outcome"):
+            setattr(cls, f"{name}_kernel", getattr(cls.engine, name))
+        cls.batch_reset_kernel = cls.batched.batch_reset
+        cls.batch_step_kernel = cls.batched.batch_step
 
     def __init__(self, **config: Any) -> None:
         self.config = resolve(self.env_id, self.options, config)

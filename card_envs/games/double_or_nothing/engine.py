@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit
 
 from card_envs.core import layout
-from card_envs.core.combos import range_copies, range_strength
+from card_envs.core.combos import range_copies, range_play_keys, range_strength
 from card_envs.core.rng import below
 
 NUM_NUMBERS = 8
@@ -218,19 +218,6 @@ def step(row, action, rewards):
 
 
 @njit(cache=True)
-def legal_ranges(counts, beat, out):
-    """Mark every range playable from `counts` that is stronger than `beat` (-1: a lead)."""
-    for lo in range(1, NUM_NUMBERS + 1):
-        copies = counts[lo - 1]
-        for hi in range(lo, NUM_NUMBERS + 1):
-            copies = min(copies, counts[hi - 1])
-            if copies == 0:
-                break
-            if range_strength(copies, lo, hi) > beat:
-                out[action_of(lo, hi)] = 1
-
-
-@njit(cache=True)
 def beat_strength(row):
     if row[BEAT_COPIES] == 0:
         return -1
@@ -243,9 +230,11 @@ def legal(row, out):
     if row[layout.STATUS] != layout.RUNNING:
         return
     p = row[layout.PLAYER]
-    legal_ranges(
-        row[HAND + p * NUM_NUMBERS : HAND + (p + 1) * NUM_NUMBERS], beat_strength(row), out
-    )
+    keys = np.empty(NUM_RANGES, dtype=np.int64)
+    hand = row[HAND + p * NUM_NUMBERS : HAND + (p + 1) * NUM_NUMBERS]
+    range_play_keys(hand, beat_strength(row), keys)
+    for a in range(NUM_RANGES):
+        out[a] = 1 if keys[a] >= 0 else 0
     out[PASS] = 1 if row[BEAT_COPIES] > 0 else 0
 
 
@@ -291,16 +280,10 @@ def observe(row, seat, out):
 def computer_action(counts, beat):
     """The original computer: the legal play with the fewest cards (then the smaller range,
     then lower numbers), whether leading or replying; PASS only with no legal play."""
+    keys = np.empty(NUM_RANGES, dtype=np.int64)
+    range_play_keys(counts, beat, keys)
     best = PASS
-    best_key = -1
-    for lo in range(1, NUM_NUMBERS + 1):
-        copies = counts[lo - 1]
-        for hi in range(lo, NUM_NUMBERS + 1):
-            copies = min(copies, counts[hi - 1])
-            if copies == 0:
-                break
-            key = range_strength(copies, lo, hi)
-            if key > beat and (best_key < 0 or key < best_key):
-                best_key = key
-                best = action_of(lo, hi)
+    for a in range(NUM_RANGES):
+        if keys[a] >= 0 and (best == PASS or keys[a] < keys[best]):
+            best = a
     return best

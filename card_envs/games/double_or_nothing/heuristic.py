@@ -9,7 +9,7 @@ empties the hand wins it at once), the weakest of those; it passes only when it 
 import numpy as np
 from numba import njit
 
-from card_envs.core.combos import range_strength
+from card_envs.core.combos import range_copies, range_play_keys, range_strength
 from card_envs.games.double_or_nothing import engine as k
 
 
@@ -40,28 +40,23 @@ def computer_actions(obs, out):
 @njit(cache=True)
 def heuristic_actions(obs, out):
     counts = np.zeros(k.NUM_NUMBERS, dtype=np.int64)
+    keys = np.empty(k.NUM_RANGES, dtype=np.int64)
     for i in range(obs.shape[0]):
-        beat = _counts_and_beat(obs[i], counts)
+        range_play_keys(counts, _counts_and_beat(obs[i], counts), keys)
         distinct = 0
         for v in range(k.NUM_NUMBERS):
             distinct += counts[v] > 0
         best = k.PASS
         best_left = k.NUM_NUMBERS + 1
-        best_key = -1
-        for lo in range(1, k.NUM_NUMBERS + 1):
-            copies = counts[lo - 1]
-            for hi in range(lo, k.NUM_NUMBERS + 1):
-                copies = min(copies, counts[hi - 1])
-                if copies == 0:
-                    break
-                key = range_strength(copies, lo, hi)
-                if key <= beat:
-                    continue
-                left = distinct  # numbers still in hand after the play
-                for v in range(lo, hi + 1):
-                    left -= counts[v - 1] == copies
-                if left < best_left or (left == best_left and key < best_key):
-                    best_left = left
-                    best_key = key
-                    best = k.action_of(lo, hi)
+        for a in range(k.NUM_RANGES):
+            if keys[a] < 0:
+                continue
+            lo, hi = k.range_of(a)
+            copies = range_copies(counts, lo, hi)
+            left = distinct  # numbers still in hand after the play
+            for v in range(lo, hi + 1):
+                left -= counts[v - 1] == copies
+            if left < best_left or (left == best_left and keys[a] < keys[best]):
+                best_left = left
+                best = a
         out[i] = best

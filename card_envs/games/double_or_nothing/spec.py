@@ -88,13 +88,8 @@ class DoubleOrNothing(Game):
             ("win", "zero_sum"),
         ),
     }
-    reset_kernel = k.reset
-    step_kernel = k.step
-    observe_kernel = k.observe
-    legal_kernel = k.legal
-    outcome_kernel = k.outcome
-    batch_reset_kernel = batched.batch_reset
-    batch_step_kernel = batched.batch_step
+    engine = k
+    batched = batched
     num_actions = k.NUM_RANGES + 1
     obs_size = k.OBS_SIZE
 

@@ -64,13 +64,8 @@ class NoThanks(Game):
             "win", "'win': winners share 1; 'score': minus the final score", ("win", "score")
         ),
     }
-    reset_kernel = k.reset
-    step_kernel = k.step
-    observe_kernel = k.observe
-    legal_kernel = k.legal
-    outcome_kernel = k.outcome
-    batch_reset_kernel = batched.batch_reset
-    batch_step_kernel = batched.batch_step
+    engine = k
+    batched = batched
     state_size = k.STATE_SIZE
     num_actions = 2
 

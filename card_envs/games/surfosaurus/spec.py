@@ -91,13 +91,8 @@ class Surfosaurus(Game):
         ),
         "points": Option(DEFAULT_POINTS, "points of card values 1..12", validate=_points_table),
     }
-    reset_kernel = k.reset
-    step_kernel = k.step
-    observe_kernel = k.observe
-    legal_kernel = k.legal
-    outcome_kernel = k.outcome
-    batch_reset_kernel = batched.batch_reset
-    batch_step_kernel = batched.batch_step
+    engine = k
+    batched = batched
     state_size = k.STATE_SIZE
     num_actions = k.NUM_CARDS
 
