@@ -174,35 +174,21 @@ def load_policy(path: str | os.PathLike, env_id: str, **config: Any):
     return _CACHE[key]
 
 
-class PPOAgent(Agent):
-    """A MaskablePPO policy, choosing only legal actions through its action mask.
+class PolicyAgent(Agent):
+    """A MaskablePPO policy network, choosing only legal actions through its action mask.
 
     Deterministic (the most probable legal action) by default; with `deterministic=False`
     it samples from the masked policy with its own numpy generator (seeded by `seed`), so
-    results do not depend on torch's global random state.
+    results do not depend on torch's global random state. Self-play uses it on frozen
+    copies of the learner's policy; `PPOAgent` on a policy loaded from a file.
     """
 
-    def __init__(
-        self,
-        path: str | os.PathLike | None,
-        env_id: str,
-        seed: int | None = None,
-        deterministic: bool = True,
-        **config: Any,
-    ) -> None:
-        shipped = path is None
-        if shipped:
-            resource = shipped_model(env_id)
-            with importlib.resources.as_file(resource) as real_path:  # works from a zip too
-                self.policy = load_policy(real_path, env_id, **config)
-            self.path = Path(str(resource))
-        else:
-            self.path = Path(path)
-            self.policy = load_policy(self.path, env_id, **config)
+    name = spec = "policy"
+
+    def __init__(self, policy, seed: int | None = None, deterministic: bool = True) -> None:
+        self.policy = policy
         self.deterministic = deterministic
         self._rng = np.random.default_rng(seed)
-        self.spec = "ppo" if shipped else f"ppo:{path}"
-        self.name = "ppo" if shipped else f"ppo:{self.path.stem}"
 
     def action_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The masked policy's action probabilities, one row per observation."""
@@ -224,6 +210,31 @@ class PPOAgent(Agent):
         # guard the float edge: never step past the last legal action
         last_legal = probs.shape[1] - 1 - np.argmax((probs > 0)[:, ::-1], axis=1)
         return np.minimum(picks, last_legal)
+
+
+class PPOAgent(PolicyAgent):
+    """A MaskablePPO model file (`ppo:path`) or the model shipped for the env (`ppo`)."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike | None,
+        env_id: str,
+        seed: int | None = None,
+        deterministic: bool = True,
+        **config: Any,
+    ) -> None:
+        shipped = path is None
+        if shipped:
+            resource = shipped_model(env_id)
+            with importlib.resources.as_file(resource) as real_path:  # works from a zip too
+                policy = load_policy(real_path, env_id, **config)
+            self.path = Path(str(resource))
+        else:
+            self.path = Path(path)
+            policy = load_policy(self.path, env_id, **config)
+        super().__init__(policy, seed=seed, deterministic=deterministic)
+        self.spec = "ppo" if shipped else f"ppo:{path}"
+        self.name = "ppo" if shipped else f"ppo:{self.path.stem}"
 
 
 def make_ppo_agent(spec: str, env_id: str, seed: int | None, config: dict) -> PPOAgent:

@@ -171,3 +171,26 @@ def test_plain_ppo_spec_uses_the_model_shipped_for_the_env(model_path, tmp_path,
     )
     with pytest.raises(ModelError, match="double_or_nothing_v0"):
         make_agent("ppo", "double_or_nothing_v0")
+
+
+def test_policy_agent_on_a_frozen_copy_acts_like_the_saved_model_and_stays_frozen(model_path):
+    """Self-play snapshots: a deep copy of a live policy behind PolicyAgent."""
+    import copy
+
+    import torch
+
+    from agents.ppo import PolicyAgent
+
+    live = MaskablePPO.load(model_path, device="cpu")
+    snapshot = PolicyAgent(copy.deepcopy(live.policy))
+    from_file = PPOAgent(model_path, ENV)
+    obs, masks = _random_batch(3)
+    before = snapshot.action_probabilities(obs, masks)
+    np.testing.assert_allclose(before, from_file.action_probabilities(obs, masks), atol=1e-6)
+    with torch.no_grad():  # the learner keeps training: its weights move
+        for p in live.policy.parameters():
+            p.add_(0.5)
+    np.testing.assert_allclose(snapshot.action_probabilities(obs, masks), before, atol=1e-7)
+    live_probs = PolicyAgent(live.policy).action_probabilities(obs, masks)
+    assert not np.allclose(live_probs, before, atol=1e-3)
+    assert masks[np.arange(len(obs)), snapshot.act_batch(obs, masks)].all()
