@@ -27,6 +27,18 @@ from card_envs.core import rng
 from card_envs.core.config import Option, resolve
 
 
+def run_policy(kernel: Any, observations: np.ndarray, masks: np.ndarray, *extra: Any):
+    """Actions of a numba policy kernel `kernel(obs, masks, out, *extra)` for a batch."""
+    out = np.empty(len(observations), dtype=np.int64)
+    kernel(
+        np.ascontiguousarray(observations, dtype=np.float32),
+        np.ascontiguousarray(masks, dtype=np.int8),
+        out,
+        *extra,
+    )
+    return out
+
+
 class Game:
     """Base class of a game: subclasses fill in the class attributes and Python helpers."""
 

@@ -79,7 +79,7 @@ def range_of(action):
 
 # --- decks ----------------------------------------------------------------------------------
 @njit(cache=True)
-def _slot(row, p, i):
+def deck_slot(row, p, i):
     """Buffer index of the i-th card from the top of p's deck."""
     cap = row[CAP]
     return DECKS + p * cap + (row[HEAD + p] + i) % cap
@@ -90,7 +90,7 @@ def draw(row, p, count):
     """Move up to `count` cards from the top of p's deck into its hand."""
     count = min(count, row[SIZE + p])
     for i in range(count):
-        row[HAND + p * NUM_NUMBERS + row[_slot(row, p, i)] - 1] += 1
+        row[HAND + p * NUM_NUMBERS + row[deck_slot(row, p, i)] - 1] += 1
     row[HEAD + p] = (row[HEAD + p] + count) % row[CAP]
     row[SIZE + p] -= count
 
@@ -102,13 +102,13 @@ def put_under(row, p, counts_at):
     k = first
     for v in range(NUM_NUMBERS):
         for _ in range(row[counts_at + v]):
-            row[_slot(row, p, k)] = v + 1
+            row[deck_slot(row, p, k)] = v + 1
             k += 1
         row[counts_at + v] = 0
     for i in range(k - first - 1, 0, -1):  # Fisher-Yates over the new bottom cards
         j = below(row, i + 1)
-        a = _slot(row, p, first + i)
-        b = _slot(row, p, first + j)
+        a = deck_slot(row, p, first + i)
+        b = deck_slot(row, p, first + j)
         row[a], row[b] = row[b], row[a]
     row[SIZE + p] = k
 

@@ -1,4 +1,5 @@
-"""Policies for Double or Nothing that read only the observation.
+"""Policies for Double or Nothing that read only the observation (the mask follows from it;
+the kernels take it only to share the policy-kernel signature, see `core.engine.run_policy`).
 
 `computer_actions` is the original game's computer (always its weakest legal play).
 `heuristic_actions` is ours: among the legal plays it picks the one that leaves the fewest
@@ -31,14 +32,14 @@ def _counts_and_beat(obs_row, counts):
 
 
 @njit(cache=True)
-def computer_actions(obs, out):
+def computer_actions(obs, masks, out):
     counts = np.zeros(k.NUM_NUMBERS, dtype=np.int64)
     for i in range(obs.shape[0]):
         out[i] = k.computer_action(counts, _counts_and_beat(obs[i], counts))
 
 
 @njit(cache=True)
-def heuristic_actions(obs, out):
+def heuristic_actions(obs, masks, out):
     counts = np.zeros(k.NUM_NUMBERS, dtype=np.int64)
     keys = np.empty(k.NUM_RANGES, dtype=np.int64)
     for i in range(obs.shape[0]):

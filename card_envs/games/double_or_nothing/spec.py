@@ -9,7 +9,7 @@ import numpy as np
 from card_envs.core import layout
 from card_envs.core.combos import range_copies, range_strength
 from card_envs.core.config import Option
-from card_envs.core.engine import Game
+from card_envs.core.engine import Game, run_policy
 from card_envs.games.double_or_nothing import batched
 from card_envs.games.double_or_nothing import engine as k
 from card_envs.games.double_or_nothing.heuristic import computer_actions, heuristic_actions
@@ -69,7 +69,7 @@ def action_name(action: int) -> str:
 
 
 def _deck(row: np.ndarray, p: int) -> list[int]:
-    return [int(row[k._slot(row, p, i)]) for i in range(int(row[k.SIZE + p]))]
+    return [int(row[k.deck_slot(row, p, i)]) for i in range(int(row[k.SIZE + p]))]
 
 
 class DoubleOrNothing(Game):
@@ -160,11 +160,7 @@ class DoubleOrNothing(Game):
         return action_name(action)
 
     def heuristic_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        out = np.empty(len(observations), dtype=np.int64)
-        heuristic_actions(np.ascontiguousarray(observations, dtype=np.float32), out)
-        return out
+        return run_policy(heuristic_actions, observations, masks)
 
     def computer_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        out = np.empty(len(observations), dtype=np.int64)
-        computer_actions(np.ascontiguousarray(observations, dtype=np.float32), out)
-        return out
+        return run_policy(computer_actions, observations, masks)

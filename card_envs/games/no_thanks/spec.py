@@ -8,7 +8,7 @@ import numpy as np
 
 from card_envs.core import layout
 from card_envs.core.config import Option
-from card_envs.core.engine import Game
+from card_envs.core.engine import Game, run_policy
 from card_envs.games.no_thanks import batched
 from card_envs.games.no_thanks import engine as k
 from card_envs.games.no_thanks.heuristic import heuristic_actions
@@ -132,10 +132,4 @@ class NoThanks(Game):
         return ACTION_NAMES[action]
 
     def heuristic_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        out = np.empty(len(observations), dtype=np.int64)
-        heuristic_actions(
-            np.ascontiguousarray(observations, dtype=np.float32),
-            np.ascontiguousarray(masks, dtype=np.int8),
-            out,
-        )
-        return out
+        return run_policy(heuristic_actions, observations, masks)

@@ -9,7 +9,7 @@ import numpy as np
 
 from card_envs.core import combos, layout
 from card_envs.core.config import Option
-from card_envs.core.engine import Game
+from card_envs.core.engine import Game, run_policy
 from card_envs.games.surfosaurus import batched
 from card_envs.games.surfosaurus import engine as k
 from card_envs.games.surfosaurus.heuristic import heuristic_actions
@@ -178,12 +178,4 @@ class Surfosaurus(Game):
         return card_name(action)
 
     def heuristic_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        out = np.empty(len(observations), dtype=np.int64)
-        heuristic_actions(
-            np.ascontiguousarray(observations, dtype=np.float32),
-            np.ascontiguousarray(masks, dtype=np.int8),
-            out,
-            self.num_players,
-            self._points,
-        )
-        return out
+        return run_policy(heuristic_actions, observations, masks, self.num_players, self._points)
