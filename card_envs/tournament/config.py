@@ -37,6 +37,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from card_envs.config_file import Checks, ConfigFileError
 from card_envs.registry import make_game, multi_agent_env_ids
 
 FORMATS = ("round_robin", "random_tables")
@@ -48,8 +49,11 @@ DEFAULT_GAMES_2P = 100  # per pairing
 DEFAULT_GAMES_PER_PLAYER = 4  # a table plays 4 x num_players games by default
 
 
-class TournamentConfigError(ValueError):
+class TournamentConfigError(ConfigFileError):
     """A tournament config with a wrong key or value."""
+
+
+_check = Checks(TournamentConfigError)
 
 
 @dataclass(frozen=True)
@@ -139,79 +143,33 @@ EVENT_KEYS = {
 }
 
 
-def _fail(where: str, msg: str) -> None:
-    raise TournamentConfigError(f"{where}: {msg}")
-
-
-def _unknown_keys(where: str, given: dict, allowed: dict) -> None:
-    for key in given:
-        if key not in allowed:
-            _fail(where, f"unknown key {key!r}; allowed keys are {sorted(allowed)}")
-
-
-def _int(where: str, key: str, value: Any, low: int = 1, allow_none: bool = False):
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        what = f"an int >= {low}" + (" or null" if allow_none else "")
-        _fail(where, f"{key}={value!r} must be {what}")
-    return value
-
-
-def _bool(where: str, key: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        _fail(where, f"{key}={value!r} must be true or false")
-    return value
-
-
-def _str(where: str, key: str, value: Any, allow_none: bool = False) -> str | None:
-    if value is None and allow_none:
-        return None
-    if not isinstance(value, str) or not value.strip():
-        _fail(where, f"{key}={value!r} must be a non-empty string")
-    return value
-
-
-def _choice(where: str, key: str, value: Any, choices: tuple) -> str:
-    if value not in choices:
-        _fail(where, f"{key}={value!r} is not one of {list(choices)}")
-    return value
-
-
-def _name(where: str, key: str, value: Any) -> str:
-    value = _str(where, key, value)
-    if not all(c.isalnum() or c in "_.-" for c in value):
-        _fail(where, f"{key}={value!r} may only use letters, digits, '_', '.' and '-'")
-    return value
-
-
 def _entries(where: str, env_id: str, config: dict, agents: Any) -> tuple[Entry, ...]:
     from agents import make_agent
 
     if not isinstance(agents, list) or not agents:
-        _fail(where, f"agents={agents!r} must be a non-empty list of agent specs")
+        _check.fail(where, f"agents={agents!r} must be a non-empty list of agent specs")
     out: list[Entry] = []
     for k, item in enumerate(agents):
         at = f"{where}.agents[{k}]"
         if isinstance(item, str):
             entry = Entry(item, item)
         elif isinstance(item, dict):
-            _unknown_keys(at, item, {"name": "", "spec": ""})
+            _check.unknown_keys(at, item, {"name": "", "spec": ""})
             if "spec" not in item:
-                _fail(at, "needs a 'spec' (and optionally a 'name')")
-            spec = _str(at, "spec", item["spec"])
-            entry = Entry(_str(at, "name", item.get("name", spec)), spec)
+                _check.fail(at, "needs a 'spec' (and optionally a 'name')")
+            spec = _check.str(at, "spec", item["spec"])
+            entry = Entry(_check.str(at, "name", item.get("name", spec)), spec)
         else:
-            _fail(at, f"{item!r} must be a spec string or a mapping with 'name' and 'spec'")
+            _check.fail(at, f"{item!r} must be a spec string or a mapping with 'name' and 'spec'")
         try:
             make_agent(entry.spec, env_id, seed=0, **config)
         except (ValueError, ImportError) as err:
-            _fail(at, f"agent {entry.spec!r}: {err}")
+            _check.fail(at, f"agent {entry.spec!r}: {err}")
         out.append(entry)
     seen: set[str] = set()
     for e in out:
         if e.name in seen:
-            _fail(
+            _check.fail(
                 where,
                 f"agent name {e.name!r} appears twice; give copies their own names, e.g. "
                 f"{{name: {e.name}_b, spec: {e.spec}}} in a config file, {e.name}_b={e.spec} "
@@ -223,39 +181,41 @@ def _entries(where: str, env_id: str, config: dict, agents: Any) -> tuple[Entry,
 
 def _event(where: str, raw: Any, notes: list[str]) -> Event:
     if not isinstance(raw, dict):
-        _fail(where, f"an event must be a mapping with keys {sorted(EVENT_KEYS)}, got {raw!r}")
-    _unknown_keys(where, raw, EVENT_KEYS)
+        _check.fail(
+            where, f"an event must be a mapping with keys {sorted(EVENT_KEYS)}, got {raw!r}"
+        )
+    _check.unknown_keys(where, raw, EVENT_KEYS)
     if "env" not in raw:
-        _fail(where, f"missing key 'env' (one of {multi_agent_env_ids()})")
+        _check.fail(where, f"missing key 'env' (one of {multi_agent_env_ids()})")
     env_id = raw["env"]
     if env_id not in multi_agent_env_ids():
         allowed = multi_agent_env_ids()
-        _fail(where, f"env={env_id!r} is not a multi-agent env id; allowed: {allowed}")
+        _check.fail(where, f"env={env_id!r} is not a multi-agent env id; allowed: {allowed}")
     config = raw.get("config", {}) or {}
     if not isinstance(config, dict):
-        _fail(where, f"config={config!r} must be a mapping of the game's options")
+        _check.fail(where, f"config={config!r} must be a mapping of the game's options")
     try:
         game = make_game(env_id, **config)
     except (ValueError, TypeError) as err:
-        _fail(f"{where}.config", str(err))
+        _check.fail(f"{where}.config", str(err))
     n = game.num_players
     config = {**config, "num_players": n}
     if "agents" not in raw:
-        _fail(where, "missing key 'agents' (a list of agent specs)")
+        _check.fail(where, "missing key 'agents' (a list of agent specs)")
     agents = _entries(where, env_id, config, raw["agents"])
     field_size = len(agents)
     if field_size < n:
-        _fail(
+        _check.fail(
             where,
             f"{env_id} with num_players={n} needs at least {n} agents, got {field_size}; "
             "enter a spec again under another name ({name: random_b, spec: random} in a "
             "config file, random_b=random in --agents)",
         )
-    name = _name(where, "name", raw.get("name", env_id))
+    name = _check.name(where, "name", raw.get("name", env_id))
     default_format = "round_robin" if n == 2 or field_size == n else "random_tables"
-    fmt = _choice(where, "format", raw.get("format", default_format), FORMATS)
+    fmt = _check.choice(where, "format", raw.get("format", default_format), FORMATS)
     default_games = DEFAULT_GAMES_2P if n == 2 else DEFAULT_GAMES_PER_PLAYER * n
-    games = _int(where, "games", raw.get("games", default_games))
+    games = _check.int(where, "games", raw.get("games", default_games))
     if games % n:
         rounded = -(-games // n) * n
         notes.append(
@@ -266,56 +226,56 @@ def _event(where: str, raw: Any, notes: list[str]) -> Event:
     tables = raw.get("tables")
     if fmt == "round_robin":
         if tables is not None:
-            _fail(
+            _check.fail(
                 where,
                 "tables is only for format random_tables (round_robin plays every "
                 f"{n}-agent table once: {math.comb(field_size, n)} tables)",
             )
     else:
-        tables = _int(where, "tables", field_size if tables is None else tables)
-    rank_by = _choice(where, "rank_by", raw.get("rank_by", "win"), RANK_BY)
+        tables = _check.int(where, "tables", field_size if tables is None else tables)
+    rank_by = _check.choice(where, "rank_by", raw.get("rank_by", "win"), RANK_BY)
     return Event(name, env_id, config, agents, n, fmt, games, tables, rank_by)
 
 
 def parse_config(raw: Any, source: str = "config", default_name: str = "tournament"):
     """A validated TournamentConfig from a parsed YAML document (a dict)."""
     if not isinstance(raw, dict):
-        _fail(source, f"a tournament config must be a mapping, got {type(raw).__name__}")
+        _check.fail(source, f"a tournament config must be a mapping, got {type(raw).__name__}")
     raw = dict(raw)
     if "events" not in raw and "env" in raw:  # one event written at the top level
         event = {k: raw.pop(k) for k in list(raw) if k in EVENT_KEYS and k != "name"}
         raw["events"] = [event]
-    _unknown_keys(source, raw, TOP_KEYS)
+    _check.unknown_keys(source, raw, TOP_KEYS)
     if "events" not in raw:
-        _fail(source, "missing key 'events' (a list of events, each with env and agents)")
+        _check.fail(source, "missing key 'events' (a list of events, each with env and agents)")
     events_raw = raw["events"]
     if not isinstance(events_raw, list) or not events_raw:
-        _fail(source, f"events={events_raw!r} must be a non-empty list")
+        _check.fail(source, f"events={events_raw!r} must be a non-empty list")
     notes: list[str] = []
     events = tuple(_event(f"{source}: events[{i}]", e, notes) for i, e in enumerate(events_raw))
     names = [e.name for e in events]
     for n in names:
         if names.count(n) > 1:
-            _fail(source, f"event name {n!r} is used twice; give each event its own 'name'")
-    name = _name(source, "name", raw.get("name", default_name))
-    backend = _choice(source, "backend", raw.get("backend", "local"), BACKENDS)
-    seed = _int(source, "seed", raw.get("seed", 0), low=0)
-    record_actions = _bool(source, "record_actions", raw.get("record_actions", True))
-    records = _bool(source, "records", raw.get("records", False))
+            _check.fail(source, f"event name {n!r} is used twice; give each event its own 'name'")
+    name = _check.name(source, "name", raw.get("name", default_name))
+    backend = _check.choice(source, "backend", raw.get("backend", "local"), BACKENDS)
+    seed = _check.int(source, "seed", raw.get("seed", 0), low=0)
+    record_actions = _check.bool(source, "record_actions", raw.get("record_actions", True))
+    records = _check.bool(source, "records", raw.get("records", False))
     if records and not record_actions:
-        _fail(source, "records: true needs record_actions: true (records are the actions)")
+        _check.fail(source, "records: true needs record_actions: true (records are the actions)")
     return TournamentConfig(
         name=name,
         seed=seed,
-        db=_str(source, "db", raw.get("db", DEFAULT_DB)),
-        out=_str(source, "out", raw.get("out", f"{DEFAULT_OUT}/{name}")),
+        db=_check.str(source, "db", raw.get("db", DEFAULT_DB)),
+        out=_check.str(source, "out", raw.get("out", f"{DEFAULT_OUT}/{name}")),
         backend=backend,
-        workers=_int(source, "workers", raw.get("workers"), allow_none=True),
-        ray_address=_str(source, "ray_address", raw.get("ray_address"), allow_none=True),
-        chunk_games=_int(source, "chunk_games", raw.get("chunk_games", 128)),
+        workers=_check.int(source, "workers", raw.get("workers"), allow_none=True),
+        ray_address=_check.str(source, "ray_address", raw.get("ray_address"), allow_none=True),
+        chunk_games=_check.int(source, "chunk_games", raw.get("chunk_games", 128)),
         record_actions=record_actions,
         records=records,
-        progress=_bool(source, "progress", raw.get("progress", True)),
+        progress=_check.bool(source, "progress", raw.get("progress", True)),
         events=events,
         notes=tuple(notes),
     )
@@ -324,15 +284,7 @@ def parse_config(raw: Any, source: str = "config", default_name: str = "tourname
 def load_config(path: str | Path, **overrides: Any) -> TournamentConfig:
     """Read and validate a YAML tournament config; `overrides` (not None) replace top-level
     keys (the command line's flags)."""
-    import yaml
-
-    p = Path(path)
-    if not p.is_file():
-        raise TournamentConfigError(f"{path}: no such config file")
-    try:
-        raw = yaml.safe_load(p.read_text())
-    except yaml.YAMLError as err:
-        raise TournamentConfigError(f"{path}: not valid YAML: {err}") from None
+    raw = _check.read_yaml(path)
     if isinstance(raw, dict):
         raw = {**raw, **{k: v for k, v in overrides.items() if v is not None}}
-    return parse_config(raw, source=str(path), default_name=p.stem)
+    return parse_config(raw, source=str(path), default_name=Path(path).stem)
