@@ -1,7 +1,7 @@
 """Surfosaurus MAX engine: numba kernels over one int64 state row.
 
-Row layout after the shared header (`core.layout`): config (reward mode, points per value),
-the round position, scores, hands (7 slots per seat, -1 = empty), the current display (card
+Row layout after the shared header (`core.layout`): config (reward mode, points per value,
+hints), the round position, scores, hands (7 slots per seat, -1 = empty), the current display (card
 and seat, seat -1 for a 2-player dummy card), the shuffled deck (removed cards first, then
 the deal, then the draw pile from DRAW on) and a flag per card that left play.
 """
@@ -23,7 +23,8 @@ REWARD_WIN, REWARD_SCORE = 0, 1
 
 CFG_REWARD = layout.HEADER
 CFG_POINTS = CFG_REWARD + 1  # NUM_VALUES slots: points of values 1..12
-ROUND = CFG_POINTS + NUM_VALUES  # rounds finished
+CFG_HINTS = CFG_POINTS + NUM_VALUES  # 1: observations end with the per-card gains
+ROUND = CFG_HINTS + 1  # rounds finished
 START = ROUND + 1  # starting seat of this round
 PLAY = ROUND + 2  # cards played so far this round
 DRAW = ROUND + 3  # index in DECK of the top of the draw pile
@@ -66,8 +67,45 @@ def removed_cards(n):
     return 4 if n == 5 else 0
 
 
-def obs_size(n: int) -> int:
-    return NUM_CARDS * (n + 3) + 3 * n + n + 3
+def obs_size(n: int, hints: bool = False) -> int:
+    return NUM_CARDS * (n + 3) + 3 * n + n + 3 + (NUM_CARDS if hints else 0)
+
+
+@njit(cache=True)
+def seat_gain(cards, mine, count, size, points, flags):
+    """Points the cards flagged `mine` among `cards[:count]` would score if the round ended
+    with this display (full and half points; nothing below `size` cards)."""
+    gain = 0.0
+    if count >= size:
+        combo_flags(cards[:count], size, flags)
+        for j in range(count):
+            if mine[j] and flags[j] == FULL:
+                gain += points[cards[j] % NUM_VALUES]
+            elif mine[j] and flags[j] == HALF:
+                gain += points[cards[j] % NUM_VALUES] / 2
+    return gain
+
+
+@njit(cache=True)
+def write_gains(row, seat, out):
+    """For each card in `seat`'s hand: what the seat would score if the round ended with
+    that card added to the display (the `hints` slots)."""
+    n = row[layout.NUM_PLAYERS]
+    cards = np.empty(MAX_DISPLAY + 1, dtype=np.int64)
+    mine = np.empty(MAX_DISPLAY + 1, dtype=np.bool_)
+    flags = np.empty(MAX_DISPLAY + 1, dtype=np.int64)
+    count = row[DISP_N]
+    for i in range(count):
+        cards[i] = row[DISP_CARD + i]
+        mine[i] = row[DISP_SEAT + i] == seat
+    points = row[CFG_POINTS : CFG_POINTS + NUM_VALUES]
+    hand = HANDS + seat * HAND_SIZE
+    for j in range(HAND_SIZE):
+        c = row[hand + j]
+        if c >= 0:
+            cards[count] = c
+            mine[count] = True
+            out[c] = seat_gain(cards, mine, count + 1, combo_size(n), points, flags)
 
 
 @njit(cache=True)
@@ -216,3 +254,5 @@ def observe(row, seat, out):
     out[base + 1] = row[PLAY]
     out[base + 2 + (row[START] - seat) % n] = 1.0
     out[base + 2 + n] = NUM_CARDS - row[DRAW]
+    if row[CFG_HINTS]:
+        write_gains(row, seat, out[base + 3 + n :])

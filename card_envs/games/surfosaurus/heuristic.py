@@ -8,7 +8,7 @@ it plays its cheapest card (fewest points), keeping valuable low cards for later
 import numpy as np
 from numba import njit
 
-from card_envs.core.combos import FULL, HALF, NUM_VALUES, combo_flags
+from card_envs.core.combos import NUM_VALUES
 from card_envs.games.surfosaurus import engine as k
 
 
@@ -34,14 +34,7 @@ def heuristic_actions(obs, masks, out, n, points):
                 continue
             cards[count] = c
             mine[count] = True
-            gain = 0.0
-            if count + 1 >= size:
-                combo_flags(cards[: count + 1], size, flags)
-                for j in range(count + 1):
-                    if mine[j] and flags[j] == FULL:
-                        gain += points[cards[j] % NUM_VALUES]
-                    elif mine[j] and flags[j] == HALF:
-                        gain += points[cards[j] % NUM_VALUES] / 2
+            gain = k.seat_gain(cards, mine, count + 1, size, points, flags)
             # prefer more gain, then giving away fewer points
             gain -= points[c % NUM_VALUES] / 1000.0
             if gain > best_gain:

@@ -90,6 +90,12 @@ class Surfosaurus(Game):
             "win", "'win': winners share 1; 'score': the final points", ("win", "score")
         ),
         "points": Option(DEFAULT_POINTS, "points of card values 1..12", validate=_points_table),
+        "hints": Option(
+            False,
+            "observations end with 84 slots: for each card in hand, the points the seat "
+            "would score if the round ended with that card added to the display",
+            (False, True),
+        ),
     }
     engine = k
     batched = batched
@@ -98,13 +104,14 @@ class Surfosaurus(Game):
 
     def __init__(self, **config) -> None:
         super().__init__(**config)
-        self.obs_size = k.obs_size(self.num_players)
+        self.obs_size = k.obs_size(self.num_players, self.config["hints"])
         self._points = np.array(self.config["points"], dtype=np.int64)
 
     def encode_config(self, row: np.ndarray) -> None:
         row[layout.NUM_PLAYERS] = self.num_players
         row[k.CFG_REWARD] = k.REWARD_WIN if self.config["reward"] == "win" else k.REWARD_SCORE
         row[k.CFG_POINTS : k.CFG_POINTS + combos.NUM_VALUES] = self.config["points"]
+        row[k.CFG_HINTS] = int(self.config["hints"])
 
     def obs_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         n = self.num_players
@@ -117,6 +124,7 @@ class Surfosaurus(Game):
         high[tail] = int(k.total_rounds(n))
         high[tail + 1] = n * int(k.plays_per_round(n))
         high[tail + 2 + n] = k.NUM_CARDS
+        high[tail + 3 + n :] = all_points  # hints, if any
         return np.zeros(self.obs_size, dtype=np.float32), high
 
     def state_dict(self, row: np.ndarray) -> dict:
