@@ -174,6 +174,18 @@ def load_policy(path: str | os.PathLike, env_id: str, **config: Any):
     return _CACHE[key]
 
 
+def frozen_copy(policy):
+    """A copy of an SB3 policy with the same weights, in eval mode and without gradients:
+    later training of `policy` does not change it. (A plain deepcopy fails on a policy that
+    has just trained: its action distribution holds tensors of the autograd graph.)"""
+    copy = type(policy)(**policy._get_constructor_parameters())
+    copy.load_state_dict(policy.state_dict())
+    copy.set_training_mode(False)
+    for p in copy.parameters():
+        p.requires_grad_(False)
+    return copy
+
+
 class PolicyAgent(Agent):
     """A MaskablePPO policy network, choosing only legal actions through its action mask.
 

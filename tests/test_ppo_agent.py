@@ -174,17 +174,22 @@ def test_plain_ppo_spec_uses_the_model_shipped_for_the_env(model_path, tmp_path,
 
 
 def test_policy_agent_on_a_frozen_copy_acts_like_the_saved_model_and_stays_frozen(model_path):
-    """Self-play snapshots: a deep copy of a live policy behind PolicyAgent."""
+    """Self-play snapshots: a frozen copy of a live policy behind PolicyAgent, taken right
+    after a training step (when the policy holds tensors of the autograd graph)."""
     import copy
 
     import torch
 
-    from agents.ppo import PolicyAgent
+    from agents.ppo import PolicyAgent, frozen_copy
 
     live = MaskablePPO.load(model_path, device="cpu")
-    snapshot = PolicyAgent(copy.deepcopy(live.policy))
-    from_file = PPOAgent(model_path, ENV)
     obs, masks = _random_batch(3)
+    live.policy.get_distribution(torch.as_tensor(obs), action_masks=masks != 0)  # with grad:
+    with pytest.raises(RuntimeError):  # the policy now caches tensors of the autograd graph
+        copy.deepcopy(live.policy)
+    snapshot = PolicyAgent(frozen_copy(live.policy))
+    assert not any(p.requires_grad for p in snapshot.policy.parameters())
+    from_file = PPOAgent(model_path, ENV)
     before = snapshot.action_probabilities(obs, masks)
     np.testing.assert_allclose(before, from_file.action_probabilities(obs, masks), atol=1e-6)
     with torch.no_grad():  # the learner keeps training: its weights move
