@@ -8,6 +8,7 @@ against snapshots, mixed with scripted agents).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -73,6 +74,8 @@ class LearnerSeats:
         self._actions = np.full(m, SKIP, dtype=np.int64)
         self._pending = np.zeros(m)  # learner reward earned since its last action
         self._rng = np.random.default_rng(seed)
+        # wall time spent in the engine and in the opponents' act_batch (training reports it)
+        self.seconds = {"engine": 0.0, "opponents": 0.0}
         self._weights: np.ndarray | None = None
         if pool_weights is None:
             if len(opponents) != n - 1:
@@ -108,14 +111,24 @@ class LearnerSeats:
         opponents: str | Agent | Sequence[str | Agent],
         seat: int | str,
         seed: int | None,
+        pool_weights: Sequence[float] | None = None,
         **config: Any,
     ) -> LearnerSeats:
-        """A batched env of `env_id` with its opponents built from their specs."""
+        """A batched env of `env_id` with its opponents built from their specs (with
+        `pool_weights`, `opponents` is the pool: one spec or agent per weight)."""
         venv = make_vec(env_id, num_envs, seed=seed, **config)
         game = venv.game
-        return cls(
-            venv, opponent_agents(opponents, env_id, game.num_players, seed, game.config), seat
-        )
+        if pool_weights is None:
+            agents = opponent_agents(opponents, env_id, game.num_players, seed, game.config)
+        else:
+            specs = [opponents] if isinstance(opponents, (str, Agent)) else list(opponents)
+            agents = [
+                make_agent(
+                    spec, env_id, seed=None if seed is None else seed + 1000 + k, **game.config
+                )
+                for k, spec in enumerate(specs)
+            ]
+        return cls(venv, agents, seat, pool_weights, seed)
 
     def spaces(self) -> tuple[gymnasium.spaces.Box, LegalDiscrete]:
         """The learner's observation and action spaces (sampling gives instance 0's legal
@@ -154,7 +167,9 @@ class LearnerSeats:
     def _engine_step(self, actions: np.ndarray, ended: np.ndarray, infos: list[dict] | None):
         venv = self.venv
         seat_before = self.seat.copy()
+        t0 = time.perf_counter()
         _, _, rew, term, trunc = venv.step(actions)
+        self.seconds["engine"] += time.perf_counter() - t0
         self._pending += rew[np.arange(venv.num_envs), seat_before]
         for i in np.flatnonzero(term | trunc):
             if ended[i] or infos is None:  # a game the learner never acted in: not its episode
@@ -186,8 +201,10 @@ class LearnerSeats:
             actions[:] = SKIP
             position = np.where(waiting, (player - self.seat - 1) % n, 0)  # after the learner
             who = self._who[np.arange(venv.num_envs), position]
+            t0 = time.perf_counter()
             for k, agent in enumerate(self.opponents):
                 sel = np.flatnonzero(waiting & (who == k))
                 if len(sel):
                     actions[sel] = agent.act_batch(venv.observations[sel], venv.action_masks[sel])
+            self.seconds["opponents"] += time.perf_counter() - t0
             self._engine_step(actions, ended, infos)

@@ -15,9 +15,12 @@ from card_envs.wrappers.learner import LearnerSeats
 class SingleAgentVecEnv(VecEnv):
     """`num_envs` games stepped by one engine call, the learner in one seat of each.
 
-    Opponents' actions are computed in batches. Works with sb3-contrib `MaskablePPO`
-    through `action_masks()`. Finished games are reset at once; `infos[i]` of an instance
-    whose game ended has `terminal_observation`, `score`, `seat` and `episode` (r, l).
+    Opponents' actions are computed in batches. `opponents` is one spec or agent for every
+    other seat, one per other seat, or with `pool_weights` a pool every other seat of every
+    game draws from (`driver.set_pool` replaces it, e.g. with fresh self-play snapshots).
+    Works with sb3-contrib `MaskablePPO` through `action_masks()`. Finished games are reset
+    at once; `infos[i]` of an instance whose game ended has `terminal_observation`,
+    `score`, `win`, `seat` and `episode` (r, l).
     """
 
     def __init__(
@@ -27,9 +30,12 @@ class SingleAgentVecEnv(VecEnv):
         opponents: str | Agent | Sequence[str | Agent] = "random",
         seat: int | str = "rotate",
         seed: int | None = None,
+        pool_weights: Sequence[float] | None = None,
         **config: Any,
     ) -> None:
-        self.driver = LearnerSeats.create(env_id, num_envs, opponents, seat, seed, **config)
+        self.driver = LearnerSeats.create(
+            env_id, num_envs, opponents, seat, seed, pool_weights, **config
+        )
         self._venv = self.driver.venv
         self.render_mode = None
         super().__init__(num_envs, *self.driver.spaces())
