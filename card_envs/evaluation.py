@@ -520,3 +520,49 @@ def evaluate(
     specs = [a if isinstance(a, str) else getattr(a, "spec", names[k]) for k, a in enumerate(field)]
     stats = [agent_stats(names[k], specs[k], results, k, n, confidence) for k in range(n)]
     return Evaluation(env_id, config, seed, total, int(games), confidence, stats, results, seconds)
+
+
+# --- single-agent envs ----------------------------------------------------------------------
+@dataclass(frozen=True)
+class EpisodeStats:
+    """An agent's returns over episodes of a single-agent env (e.g. games won per run)."""
+
+    env_id: str
+    agent: str
+    episodes: int
+    mean_return: float
+    mean_return_ci: tuple[float, float]
+    returns: np.ndarray = field(repr=False, compare=False)
+
+
+def evaluate_episodes(
+    env_id: str,
+    agent: str | Agent,
+    episodes: int = 300,
+    seed: int = 0,
+    confidence: float = 0.95,
+    **config: Any,
+) -> EpisodeStats:
+    """Mean return of `agent` over `episodes` episodes of the single-agent env `env_id`
+    (episode e is reset with seed `seed + e`), with a t-interval. Agent specs are built for
+    the env's `agent_env` (the multi-agent env with the same observations and actions)."""
+    from card_envs.registry import make
+
+    if isinstance(episodes, bool) or not isinstance(episodes, int) or episodes < 1:
+        raise ValueError(f"episodes must be a positive int, got {episodes!r}")
+    seed = check_seed(seed)
+    env = make(env_id, **config)
+    if not hasattr(env, "action_masks"):
+        raise ValueError(f"{env_id} is not a single-agent env with action masks")
+    actor = make_agent(agent, getattr(env, "agent_env", env_id), seed=seed)
+    returns = np.zeros(episodes)
+    for e in range(episodes):
+        obs, _ = env.reset(seed=seed + e)
+        actor.reset()
+        done = False
+        while not done:
+            obs, reward, terminated, truncated, _ = env.step(actor.act(obs, env.action_masks()))
+            returns[e] += reward
+            done = terminated or truncated
+    mean, ci = t_interval(returns, confidence)
+    return EpisodeStats(env_id, _agent_label(agent), episodes, mean, ci, returns)

@@ -35,6 +35,7 @@ class DoubleOrNothingRun(gymnasium.Env):
 
     metadata = {"render_modes": ["ansi"]}
     env_id = "double_or_nothing_run_v0"
+    agent_env = "double_or_nothing_v0"  # same observations and actions: its agents play here
 
     def __init__(
         self, render_mode: str | None = None, illegal_action: str = "raise", **config: Any
