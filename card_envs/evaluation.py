@@ -544,7 +544,8 @@ def evaluate_episodes(
     **config: Any,
 ) -> EpisodeStats:
     """Mean return of `agent` over `episodes` episodes of the single-agent env `env_id`
-    (episode e is reset with seed `seed + e`), with a t-interval. Agent specs are built for
+    (episode e is reset with seed `seed + e`), with a t-interval. The episodes run side by
+    side and the agent acts for all live ones at once, as in `evaluate`. Agent specs are built for
     the env's `agent_env` (the multi-agent env with the same observations and actions)."""
     from card_envs.registry import make
 
@@ -555,14 +556,22 @@ def evaluate_episodes(
     if not hasattr(env, "action_masks"):
         raise ValueError(f"{env_id} is not a single-agent env with action masks")
     actor = make_agent(agent, getattr(env, "agent_env", env_id), seed=seed)
+    actor.reset()
+    # all episodes side by side, so the agent is asked once per step for all that are live
+    envs = [env] + [make(env_id, **config) for _ in range(episodes - 1)]
+    obs = [e.reset(seed=seed + i)[0] for i, e in enumerate(envs)]
+    live = list(range(episodes))
     returns = np.zeros(episodes)
-    for e in range(episodes):
-        obs, _ = env.reset(seed=seed + e)
-        actor.reset()
-        done = False
-        while not done:
-            obs, reward, terminated, truncated, _ = env.step(actor.act(obs, env.action_masks()))
-            returns[e] += reward
-            done = terminated or truncated
+    while live:
+        actions = actor.act_batch(
+            np.stack([obs[i] for i in live]), np.stack([envs[i].action_masks() for i in live])
+        )
+        still = []
+        for i, action in zip(live, actions, strict=True):
+            obs[i], reward, terminated, truncated, _ = envs[i].step(int(action))
+            returns[i] += reward
+            if not (terminated or truncated):
+                still.append(i)
+        live = still
     mean, ci = t_interval(returns, confidence)
     return EpisodeStats(env_id, _agent_label(agent), episodes, mean, ci, returns)

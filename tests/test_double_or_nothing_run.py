@@ -343,3 +343,32 @@ def test_reset_without_a_seed_continues_the_stream():
 def test_the_run_has_no_batched_env():
     with pytest.raises(ValueError, match="single-agent"):
         card_envs.make_vec(RUN_ID, 2)
+
+
+def test_evaluate_episodes_matches_playing_the_runs_one_by_one():
+    """Side-by-side episodes give each run exactly what a plain sequential loop gives."""
+    from card_envs.evaluation import evaluate_episodes
+
+    stats = evaluate_episodes(RUN_ID, "computer", episodes=12, seed=40)
+    agent = make_agent("computer", "double_or_nothing_v0")
+    for e in range(12):
+        env = card_envs.make(RUN_ID)
+        obs, _ = env.reset(seed=40 + e)
+        total, done = 0.0, False
+        while not done:
+            obs, reward, terminated, truncated, _ = env.step(agent.act(obs, env.action_masks()))
+            total += reward
+            done = terminated or truncated
+        assert stats.returns[e] == total
+    assert stats.returns.max() >= 1  # some runs won a game
+    assert stats.episodes == 12 and stats.mean_return == stats.returns.mean()
+    assert stats.mean_return_ci[0] <= stats.mean_return <= stats.mean_return_ci[1]
+
+
+def test_evaluate_episodes_rejects_bad_input():
+    from card_envs.evaluation import evaluate_episodes
+
+    with pytest.raises(ValueError, match="episodes must be a positive int, got 0"):
+        evaluate_episodes(RUN_ID, "computer", episodes=0)
+    with pytest.raises(ValueError, match="double_or_nothing_v0 is not a single-agent env"):
+        evaluate_episodes("double_or_nothing_v0", "computer", episodes=2)
