@@ -199,3 +199,26 @@ def test_policy_agent_on_a_frozen_copy_acts_like_the_saved_model_and_stays_froze
     live_probs = PolicyAgent(live.policy).action_probabilities(obs, masks)
     assert not np.allclose(live_probs, before, atol=1e-3)
     assert masks[np.arange(len(obs)), snapshot.act_batch(obs, masks)].all()
+
+
+@pytest.mark.parametrize("env_id", ["no_thanks_v0", "surfosaurus_max_v0"])
+def test_action_probabilities_equal_sb3s_masked_distribution(env_id):
+    """The agent's lean forward pass gives SB3's own masked probabilities."""
+    import torch
+
+    import card_envs
+    from agents.ppo import PolicyAgent
+
+    venv = SingleAgentVecEnv(env_id, 4, opponents="random", seed=1)
+    model = MaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=64, seed=3, device="cpu")
+    model.learn(64)  # trained weights, not just the initialisation
+    vec = card_envs.make_vec(env_id, 64, seed=2)
+    obs, masks = vec.reset()
+    for _ in range(6):
+        obs, masks, *_ = vec.step(np.argmax(masks, axis=1))
+    with torch.no_grad():
+        want = model.policy.get_distribution(torch.as_tensor(obs.copy()), action_masks=masks != 0)
+        want = want.distribution.probs.numpy()
+    got = PolicyAgent(model.policy).action_probabilities(obs, masks)
+    np.testing.assert_allclose(got, want, atol=1e-6)
+    assert (got[masks == 0] == 0).all() and np.allclose(got.sum(axis=1), 1)
