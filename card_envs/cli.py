@@ -172,6 +172,12 @@ def cmd_replay(args: argparse.Namespace) -> None:
         raise SystemExit(1)
 
 
+def cmd_train(args: argparse.Namespace) -> None:
+    from training.train import run
+
+    run(args)
+
+
 def _positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -245,6 +251,15 @@ def main(argv: list[str] | None = None) -> None:
     t.add_argument("--no-progress", action="store_true", help="no progress bar")
     t.add_argument("--restart", action="store_true", help="discard the stored games first")
 
+    tr = sub.add_parser(
+        "train",
+        help="train a MaskablePPO baseline from a YAML config (needs the train extra)",
+        description="Train a MaskablePPO baseline; see docs/training.md.",
+    )
+    from training.train import build_parser
+
+    build_parser(tr)
+
     r = sub.add_parser("replay", help="replay JSONL game records into the AEC env and check")
     r.add_argument("records", help="a .jsonl file written by a tournament (--records)")
     r.add_argument("--limit", type=_positive_int, help="replay only the first N records")
@@ -255,6 +270,7 @@ def main(argv: list[str] | None = None) -> None:
         "evaluate": cmd_evaluate,
         "tournament": cmd_tournament,
         "replay": cmd_replay,
+        "train": cmd_train,
     }
     try:
         if args.command == "list":

@@ -1,0 +1,241 @@
+"""Training: config validation, a short run of every shipped config (the CI smoke test),
+outputs, self-play snapshots, checkpoints and resume, the time limit, the CLI."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+pytest.importorskip("sb3_contrib")
+
+from agents import make_agent  # noqa: E402
+from card_envs.cli import main as cli_main  # noqa: E402
+from training.config import TrainConfigError, load_config, parse_config  # noqa: E402
+from training.opponents import OpponentPool  # noqa: E402
+from training.train import targets, train  # noqa: E402
+
+CONFIGS = sorted(Path(__file__).resolve().parent.parent.glob("configs/training/*.yaml"))
+TINY = {
+    "total_timesteps": 1024,
+    "num_envs": 8,
+    "ppo": {"n_steps": 64, "batch_size": 256, "n_epochs": 1, "net_arch": [16]},
+    "evaluation": {"every": 512, "games": 8, "final_games": 16},
+    "checkpoint_every": 512,
+}
+
+
+def tiny(raw: dict, tmp_path: Path, **extra) -> dict:
+    """`raw` shrunk to a run of seconds, writing into tmp_path."""
+    out = {**raw, **TINY, "out": str(tmp_path / "run"), **extra}
+    evaluation = {**raw.get("evaluation", {}), **TINY["evaluation"]}
+    if evaluation.get("runs"):
+        evaluation["runs"] = 4
+    out["evaluation"] = evaluation
+    opponents = dict(raw.get("opponents", {}))
+    opponents["snapshot_every"] = 256
+    out["opponents"] = opponents
+    return out
+
+
+def read_csv(path: Path) -> list[dict]:
+    with path.open(newline="") as f:
+        return list(csv.DictReader(f))
+
+
+# --- configs ----------------------------------------------------------------------------
+def test_there_is_a_training_config_for_every_game():
+    envs = {yaml.safe_load(p.read_text())["env"] for p in CONFIGS}
+    from card_envs.registry import multi_agent_env_ids
+
+    assert envs == set(multi_agent_env_ids())
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.stem)
+def test_shipped_configs_validate_and_fit_a_2_core_machine(path):
+    cfg = load_config(path)
+    assert cfg.name == path.stem and cfg.out == f"runs/training/{path.stem}"
+    assert cfg.torch_threads == 1 and cfg.time_limit_minutes == 20
+    assert cfg.eval_workers <= 2
+    assert (cfg.num_envs * cfg.ppo.n_steps) % cfg.ppo.batch_size == 0
+
+
+BASE = {"env": "no_thanks_v0", "total_timesteps": 1000}
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"lr": 1}, r"unknown key 'lr'; allowed keys are \["),
+        ({"env": "chess_v0"}, r"env='chess_v0' is not one of \["),
+        ({"config": {"num_players": 9}}, r"config: .*num_players.*9"),
+        ({"total_timesteps": 0}, r"total_timesteps=0 must be an int >= 1"),
+        ({"opponents": {"pool": {"heurstic": 1}}}, r"agent 'heurstic': unknown agent spec"),
+        ({"opponents": {"pool": {"random": -1}}}, r"random=-1 must be a number in \[0.0"),
+        ({"opponents": {"pool": {"random": 0, "self": 0}}}, "are all zero"),
+        ({"opponents": {"snapshots": 0}}, "snapshots=0 must be an int >= 1"),
+        ({"ppo": {"learning_rate": "fast"}}, r"learning_rate='fast' must be a number"),
+        ({"ppo": {"gamma": 1.5}}, r"gamma=1.5 must be a number in \[0.0, 1.0\]"),
+        ({"ppo": {"net_arch": []}}, "net_arch=.* must be a list of layer sizes"),
+        ({"ppo": {"batch_size": 1000}}, "batch_size=1000 must divide n_steps x num_envs"),
+        ({"evaluation": {"against": []}}, "against=.* must be a non-empty list"),
+        ({"evaluation": {"against": ["computer"]}}, "agent 'computer'"),
+        ({"evaluation": {"runs": 10}}, r"runs=10: only \['double_or_nothing_v0'\]"),
+        ({"time_limit_minutes": 0}, "time_limit_minutes=0 must be a number"),
+    ],
+)
+def test_bad_config_values_are_named_with_what_is_allowed(change, message):
+    with pytest.raises(TrainConfigError, match=message):
+        parse_config({**BASE, **change})
+
+
+def test_config_defaults_and_yaml_spellings(tmp_path):
+    path = tmp_path / "mine.yaml"
+    path.write_text("env: no_thanks_v0\ntotal_timesteps: 1_000\nppo: {learning_rate: 3e-4}\n")
+    cfg = load_config(path)
+    assert cfg.total_timesteps == 1000 and cfg.ppo.learning_rate == 3e-4  # 3e-4 is a str in YAML
+    assert cfg.name == "mine" and cfg.pool == (("random", 1.0),) and not cfg.uses_self_play
+    assert cfg.config == {"num_players": 3, "public_tokens": False, "reward": "win"}
+    assert load_config(path, seed=5, total_timesteps=None).seed == 5
+    rounded = parse_config({**BASE, "evaluation": {"games": 8, "final_games": 10}})
+    assert (rounded.eval_games, rounded.final_eval_games) == (9, 12)  # multiples of 3 seats
+    with pytest.raises(TrainConfigError, match="missing.yaml: no such config file"):
+        load_config(tmp_path / "missing.yaml")
+
+
+# --- targets ------------------------------------------------------------------------------
+def test_targets_follow_the_issue():
+    two = parse_config({**BASE, "env": "double_or_nothing_v0", "evaluation": {"runs": 5}})
+    rows = [
+        {"opponent": "random", "win_rate": 0.9, "ci_low": 0.88},
+        {"opponent": "heuristic", "win_rate": 0.56, "ci_low": 0.5},  # CI touches 0.5: not met
+        {"opponent": "run", "win_rate": 1.2, "ci_low": 1.0},
+    ]
+    assert [t["met"] for t in targets(two, rows, baseline=1.2)] == [True, False, False]
+    four = parse_config({**BASE, "config": {"num_players": 4}})
+    rows = [
+        {"opponent": "random", "win_rate": 0.49, "ci_low": 0.45},  # 2/N = 0.5
+        {"opponent": "heuristic", "win_rate": 0.3, "ci_low": 0.26},
+    ]
+    assert [t["met"] for t in targets(four, rows, None)] == [False, True]
+
+
+# --- the pool -------------------------------------------------------------------------------
+def test_snapshots_share_the_self_weight_and_survive_save_and_load(tmp_path):
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from card_envs.wrappers import SingleAgentVecEnv
+
+    cfg = parse_config(
+        {**BASE, "opponents": {"pool": {"random": 1, "heuristic": 1, "self": 2}, "snapshots": 2}}
+    )
+    pool = OpponentPool(cfg)
+    assert pool.agents_and_weights()[1] == [1.0, 1.0]  # no snapshot yet: self not drawn
+    venv = SingleAgentVecEnv("no_thanks_v0", 4, opponents="random", seed=0)
+    model = MaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=64, seed=0)
+    torch.manual_seed(0)
+    for _ in range(3):
+        pool.add_snapshot(model.policy)
+        with torch.no_grad():
+            for p in model.policy.parameters():
+                p.add_(torch.randn_like(p))  # the learner moves on; snapshots must not
+    agents, weights = pool.agents_and_weights()
+    assert len(agents) == 4 and weights == [1.0, 1.0, 1.0, 1.0]  # 2 newest share 2
+    obs = venv.reset()
+    masks = venv.action_masks()
+    before = [a.action_probabilities(obs, masks) for a in pool.snapshots]
+    assert np.abs(before[0] - before[1]).max() > 0.01  # taken at different moments
+    pool.save(tmp_path / "pool.pt")
+    other = OpponentPool(cfg)
+    other.load(tmp_path / "pool.pt", model.policy)
+    assert other.taken == 3
+    for a, b in zip(other.snapshots, before, strict=True):
+        np.testing.assert_allclose(a.action_probabilities(obs, masks), b, atol=1e-6)
+
+
+# --- runs ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.stem)
+def test_short_run_of_each_shipped_config_writes_everything(path, tmp_path):
+    raw = yaml.safe_load(path.read_text())
+    cfg = parse_config(tiny(raw, tmp_path), default_name=path.stem)
+    results = train(cfg, echo=lambda _: None)
+    out = Path(cfg.out)
+    assert results["timesteps"] == 1024 and results["training_steps_per_s"] > 0
+    saved = json.loads((out / "results.json").read_text())
+    assert saved["targets"] == results["targets"] and len(saved["targets"]) >= 2
+    assert set(saved["time_split_s"]) == {
+        "engine_s", "opponents_s", "learner_act_s", "update_s", "eval_s"
+    }  # fmt: skip
+    evals = read_csv(out / "evaluations.csv")
+    kinds = [(r["kind"], int(r["timesteps"])) for r in evals]
+    per = len(cfg.eval_against) + (1 if cfg.eval_runs else 0)
+    assert (
+        kinds
+        == [("periodic", t) for t in (0, 512, 1024) for _ in range(per)] + [("final", 1024)] * per
+    )
+    progress = read_csv(out / "training.csv")
+    assert [int(r["timesteps"]) for r in progress] == [512, 1024]
+    assert list((out / "tensorboard").rglob("events.out.tfevents.*"))
+    assert (out / "learning_curve.png").stat().st_size > 10_000
+    assert json.loads((out / "checkpoints" / "latest.json").read_text())["timesteps"] == 1024
+    agent = make_agent(f"ppo:{out / 'model.zip'}", cfg.env, **cfg.config)  # loads as an agent
+    assert agent.spec.endswith("model.zip")
+
+
+def test_resume_continues_from_the_checkpoint_and_refuses_a_changed_config(tmp_path):
+    raw = tiny({"env": "double_or_nothing_v0", "opponents": {"pool": {"random": 1, "self": 1}}},
+               tmp_path)  # fmt: skip
+    first = parse_config(raw)
+    train(first, echo=lambda _: None)
+    with pytest.raises(TrainConfigError, match="already holds a training run: pass --resume"):
+        train(first)
+    changed = parse_config({**raw, "ppo": {**raw["ppo"], "ent_coef": 0.02}})
+    with pytest.raises(TrainConfigError, match="the config differs"):
+        train(changed, resume=True)
+    messages = []
+    longer = parse_config({**raw, "total_timesteps": 2048})  # training longer is allowed
+    results = train(longer, resume=True, echo=messages.append)
+    assert messages[0].startswith("resuming training at 1,024 steps")
+    assert results["timesteps"] == 2048
+    out = Path(first.out)
+    progress = [int(r["timesteps"]) for r in read_csv(out / "training.csv")]
+    assert progress == [512, 1024, 1536, 2048]  # nothing logged twice
+    evals = [(r["kind"], int(r["timesteps"])) for r in read_csv(out / "evaluations.csv")]
+    assert ("final", 1024) not in evals and evals[-1] == ("final", 2048)  # superseded
+    fresh = train(first, restart=True, echo=lambda _: None)
+    assert fresh["timesteps"] == 1024
+
+
+def test_resume_after_an_interrupted_run_reaches_the_total(tmp_path):
+    raw = tiny({"env": "no_thanks_v0"}, tmp_path, total_timesteps=2048)
+    cfg = parse_config(raw)
+    stopped = train(
+        type(cfg)(**{**cfg.__dict__, "time_limit_minutes": 1e-3}), echo=lambda _: None
+    )  # stops at the first step: a stand-in for a killed run with a checkpoint
+    assert stopped["stopped_by_time_limit"] and stopped["timesteps"] < 2048
+    resumed = train(cfg, resume=True, echo=lambda _: None)
+    rollout = cfg.num_envs * cfg.ppo.n_steps  # SB3 stops at the end of a rollout
+    assert 2048 <= resumed["timesteps"] < 2048 + rollout
+    steps = [int(r["timesteps"]) for r in read_csv(Path(cfg.out) / "training.csv")]
+    assert steps == sorted(set(steps)) and steps[-1] == resumed["timesteps"]
+
+
+def test_cli_train_and_its_errors(tmp_path, capsys):
+    raw = tiny({"env": "no_thanks_v0"}, tmp_path, total_timesteps=512)
+    path = tmp_path / "cli.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    cli_main(["train", "--config", str(path)])
+    out = capsys.readouterr().out
+    assert "win rate vs random" in out and "target vs heuristic" in out
+    with pytest.raises(SystemExit) as exit_info:
+        cli_main(["train", "--config", str(path)])
+    assert exit_info.value.code == 2
+    assert "pass --resume" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli_main(["train", "--config", str(path), "--resume", "--restart"])
+    assert "exclude each other" in capsys.readouterr().err

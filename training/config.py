@@ -1,0 +1,281 @@
+"""Training configs (YAML files or dicts), validated like tournament configs: a wrong key or
+value stops with a message naming it and what is allowed.
+
+```yaml
+name: no_thanks                 # run name (default: the file stem); output in out/
+env: no_thanks_v0               # a multi-agent env id
+config: {num_players: 4}        # the game's options
+seed: 0
+out: runs/training/no_thanks    # default runs/training/<name>
+total_timesteps: 8_000_000      # learner steps (the learner's own actions)
+time_limit_minutes: 20          # optional: stop at this wall time, then evaluate and save
+num_envs: 64                    # games stepped together by the batched engine
+torch_threads: 1                # the env runs on one core; one torch thread keeps up
+opponents:
+  pool: {heuristic: 0.5, random: 0.1, self: 0.4}   # per-seat draw weights for every game
+  snapshot_every: 500_000       # steps between new frozen snapshots of the learner
+  snapshots: 4                  # the newest this many snapshots share the weight of `self`
+ppo:                            # sb3-contrib MaskablePPO arguments
+  n_steps: 128
+  batch_size: 2048
+  n_epochs: 4
+  learning_rate: 3.0e-4
+  gamma: 1.0
+  gae_lambda: 0.95
+  clip_range: 0.2
+  ent_coef: 0.01
+  vf_coef: 0.5
+  max_grad_norm: 0.5
+  net_arch: [128, 128]
+evaluation:
+  every: 1_000_000              # steps between evaluations (and at the end)
+  games: 800                    # games per opponent, seat-balanced (rounded up to a
+  final_games: 4000             #   multiple of the players); final_games at the end
+  against: [random, heuristic]  # each fills every other seat of the table
+  workers: 1                    # processes for the evaluation games
+  runs: 0                       # double_or_nothing: runs of double_or_nothing_run_v0 too
+checkpoint_every: 1_000_000
+```
+
+Pool keys are agent specs (`random`, `heuristic`, `computer`, `ppo:path`) or `self` (the
+snapshots). Every seat other than the learner's draws its agent from the pool by weight at
+the start of every game.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from card_envs.config_file import Checks, ConfigFileError
+from card_envs.registry import make_game, multi_agent_env_ids
+
+SELF = "self"
+RUN_OPPONENT = "run"  # evaluations.csv rows of the run env: win_rate holds games won per run
+DEFAULT_OUT = "runs/training"
+
+
+class TrainConfigError(ConfigFileError):
+    """A training config with a wrong key or value."""
+
+
+_check = Checks(TrainConfigError)
+
+
+@dataclass(frozen=True)
+class PPOSettings:
+    n_steps: int = 128
+    batch_size: int = 2048
+    n_epochs: int = 4
+    learning_rate: float = 3e-4
+    gamma: float = 1.0
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    net_arch: tuple[int, ...] = (128, 128)
+
+    def kwargs(self) -> dict[str, Any]:
+        """MaskablePPO keyword arguments."""
+        out = asdict(self)
+        out["policy_kwargs"] = {"net_arch": list(out.pop("net_arch"))}
+        return out
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    name: str
+    env: str
+    config: dict
+    num_players: int
+    seed: int
+    out: str
+    total_timesteps: int
+    time_limit_minutes: float | None
+    num_envs: int
+    torch_threads: int
+    pool: tuple[tuple[str, float], ...]  # (spec or "self", weight)
+    snapshot_every: int
+    snapshots: int
+    ppo: PPOSettings
+    eval_every: int
+    eval_games: int
+    final_eval_games: int
+    eval_against: tuple[str, ...]
+    eval_workers: int
+    eval_runs: int
+    checkpoint_every: int
+
+    @property
+    def uses_self_play(self) -> bool:
+        return any(spec == SELF for spec, _ in self.pool)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    def fingerprint(self) -> str:
+        """What decides how the model trains: resuming checks it is unchanged (the length
+        of the run, its time limit and where it is written may change)."""
+        loose = ("time_limit_minutes", "total_timesteps", "out")
+        keep = {k: v for k, v in self.as_dict().items() if k not in loose}
+        blob = json.dumps(keep, sort_keys=True, default=str)
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+TOP_KEYS = {
+    "name": "the run's name (letters, digits, _ . -)",
+    "env": f"one of {multi_agent_env_ids()}",
+    "config": "mapping of the game's options",
+    "seed": "non-negative int",
+    "out": "output directory",
+    "total_timesteps": "positive int: learner steps",
+    "time_limit_minutes": "positive number or null",
+    "num_envs": "positive int",
+    "torch_threads": "positive int",
+    "opponents": "mapping: pool, snapshot_every, snapshots",
+    "ppo": "mapping of MaskablePPO arguments",
+    "evaluation": "mapping: every, games, final_games, against, workers, runs",
+    "checkpoint_every": "positive int: steps between checkpoints",
+}
+OPPONENT_KEYS = {"pool": "", "snapshot_every": "", "snapshots": ""}
+EVAL_KEYS = {"every": "", "games": "", "final_games": "", "against": "", "workers": "", "runs": ""}
+RUN_ENVS = {"double_or_nothing_v0": "double_or_nothing_run_v0"}  # evaluation.runs
+
+
+def _check_spec(where: str, spec: Any, env_id: str, config: dict) -> str:
+    from agents import make_agent
+
+    spec = _check.str(where, "agent spec", spec)
+    try:
+        make_agent(spec, env_id, seed=0, **config)
+    except (ValueError, ImportError) as err:
+        _check.fail(where, f"agent {spec!r}: {err}")
+    return spec
+
+
+def _pool(where: str, raw: Any, env_id: str, config: dict) -> tuple[tuple[str, float], ...]:
+    if not isinstance(raw, dict) or not raw:
+        _check.fail(where, f"pool={raw!r} must map agent specs (or 'self') to weights")
+    out = []
+    for spec, weight in raw.items():
+        if spec != SELF:
+            _check_spec(f"{where}.pool", spec, env_id, config)
+        out.append((spec, _check.float(f"{where}.pool", spec, weight)))
+    if sum(w for _, w in out) <= 0:
+        _check.fail(where, f"pool weights {dict(out)} are all zero")
+    return tuple(out)
+
+
+def _seat_multiple(games: int, n: int) -> int:
+    """Evaluation games rounded up to a multiple of the players (seat balance)."""
+    return -(-games // n) * n
+
+
+def _ppo(where: str, raw: Any) -> PPOSettings:
+    raw = _check.mapping(where, "ppo", raw)
+    defaults = PPOSettings()
+    _check.unknown_keys(where, raw, set(asdict(defaults)))
+    ints = {"n_steps", "batch_size", "n_epochs"}
+    values: dict[str, Any] = {}
+    for key, default in asdict(defaults).items():
+        value = raw.get(key, default)
+        if key in ints:
+            values[key] = _check.int(where, key, value)
+        elif key == "net_arch":
+            if not isinstance(value, (list, tuple)) or not value:
+                _check.fail(where, f"net_arch={value!r} must be a list of layer sizes")
+            values[key] = tuple(_check.int(where, "net_arch layer", v) for v in value)
+        elif key in ("gamma", "gae_lambda"):
+            values[key] = _check.float(where, key, value, 0.0, 1.0)
+        else:
+            values[key] = _check.float(where, key, value)
+    if values["learning_rate"] <= 0:
+        _check.fail(where, f"learning_rate={values['learning_rate']} must be > 0")
+    return PPOSettings(**values)
+
+
+def parse_config(raw: Any, source: str = "config", default_name: str = "training") -> TrainConfig:
+    """A validated TrainConfig from a parsed YAML document (a dict)."""
+    if not isinstance(raw, dict):
+        _check.fail(source, f"a training config must be a mapping, got {type(raw).__name__}")
+    _check.unknown_keys(source, raw, TOP_KEYS)
+    if "env" not in raw:
+        _check.fail(source, f"missing key 'env' (one of {multi_agent_env_ids()})")
+    env_id = raw["env"]
+    if env_id not in multi_agent_env_ids():
+        _check.fail(source, f"env={env_id!r} is not one of {multi_agent_env_ids()}")
+    config = _check.mapping(source, "config", raw.get("config"))
+    try:
+        game = make_game(env_id, **config)
+    except (ValueError, TypeError) as err:
+        _check.fail(f"{source}: config", str(err))
+    config = dict(game.config)
+    name = _check.name(source, "name", raw.get("name", default_name))
+
+    opp_where = f"{source}: opponents"
+    opp = _check.mapping(source, "opponents", raw.get("opponents"))
+    _check.unknown_keys(opp_where, opp, OPPONENT_KEYS)
+    pool = _pool(opp_where, opp.get("pool", {"random": 1.0}), env_id, config)
+
+    ev_where = f"{source}: evaluation"
+    ev = _check.mapping(source, "evaluation", raw.get("evaluation"))
+    _check.unknown_keys(ev_where, ev, EVAL_KEYS)
+    against = ev.get("against", ["random", "heuristic"])
+    if not isinstance(against, list) or not against:
+        _check.fail(ev_where, f"against={against!r} must be a non-empty list of agent specs")
+    against = tuple(_check_spec(f"{ev_where}.against", s, env_id, config) for s in against)
+    runs = _check.int(ev_where, "runs", ev.get("runs", 0), low=0)
+    if runs and env_id not in RUN_ENVS:
+        _check.fail(ev_where, f"runs={runs}: only {sorted(RUN_ENVS)} have a run env")
+
+    ppo = _ppo(f"{source}: ppo", raw.get("ppo"))
+    num_envs = _check.int(source, "num_envs", raw.get("num_envs", 64))
+    if (ppo.n_steps * num_envs) % ppo.batch_size:
+        _check.fail(
+            f"{source}: ppo",
+            f"batch_size={ppo.batch_size} must divide n_steps x num_envs = "
+            f"{ppo.n_steps} x {num_envs} (the rollout), or minibatches are truncated",
+        )
+    n = game.num_players
+    return TrainConfig(
+        name=name,
+        env=env_id,
+        config=config,
+        num_players=game.num_players,
+        seed=_check.int(source, "seed", raw.get("seed", 0), low=0),
+        out=_check.str(source, "out", raw.get("out", f"{DEFAULT_OUT}/{name}")),
+        total_timesteps=_check.int(source, "total_timesteps", raw.get("total_timesteps")),
+        time_limit_minutes=_check.float(
+            source, "time_limit_minutes", raw.get("time_limit_minutes"), 1e-3, allow_none=True
+        ),
+        num_envs=num_envs,
+        torch_threads=_check.int(source, "torch_threads", raw.get("torch_threads", 1)),
+        pool=pool,
+        snapshot_every=_check.int(opp_where, "snapshot_every", opp.get("snapshot_every", 500_000)),
+        snapshots=_check.int(opp_where, "snapshots", opp.get("snapshots", 4)),
+        ppo=ppo,
+        eval_every=_check.int(ev_where, "every", ev.get("every", 1_000_000)),
+        eval_games=_seat_multiple(_check.int(ev_where, "games", ev.get("games", 800)), n),
+        final_eval_games=_seat_multiple(
+            _check.int(ev_where, "final_games", ev.get("final_games", 4000)), n
+        ),
+        eval_against=against,
+        eval_workers=_check.int(ev_where, "workers", ev.get("workers", 1)),
+        eval_runs=runs,
+        checkpoint_every=_check.int(
+            source, "checkpoint_every", raw.get("checkpoint_every", 1_000_000)
+        ),
+    )
+
+
+def load_config(path: str | Path, **overrides: Any) -> TrainConfig:
+    """Read and validate a YAML training config; `overrides` (not None) replace top-level
+    keys (the command line's flags)."""
+    raw = _check.read_yaml(path)
+    if isinstance(raw, dict):
+        raw = {**raw, **{k: v for k, v in overrides.items() if v is not None}}
+    return parse_config(raw, source=str(path), default_name=Path(path).stem)

@@ -1,0 +1,286 @@
+"""What happens around the PPO updates: self-play snapshots, periodic evaluation,
+checkpoints, the time limit, and the CSV logs (TensorBoard gets the same numbers)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import time
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from stable_baselines3.common.callbacks import BaseCallback
+
+from agents.ppo import PolicyAgent, frozen_copy
+from card_envs.evaluation import evaluate, evaluate_episodes
+from training.config import RUN_ENVS, RUN_OPPONENT, TrainConfig
+from training.opponents import OpponentPool
+
+EVAL_COLUMNS = [
+    "timesteps", "minutes", "kind", "opponent", "games", "win_rate", "ci_low", "ci_high",
+    "fair_share", "mean_reward",
+]  # fmt: skip
+TRAIN_COLUMNS = [
+    "timesteps", "minutes", "steps_per_s", "train_win_rate", "episodes", "ep_len_mean",
+    "approx_kl", "entropy_loss", "value_loss", "clip_fraction", "explained_variance",
+    "engine_s", "opponents_s", "learner_act_s", "update_s", "eval_s",
+]  # fmt: skip
+PERIODIC_SEED_OFFSET = 1_000_003  # every periodic evaluation deals the same games
+SB3_KEYS = ("approx_kl", "entropy_loss", "value_loss", "clip_fraction", "explained_variance")
+
+
+@dataclass
+class Paths:
+    """The files of a training run, all under its `out` directory."""
+
+    out: Path
+
+    @property
+    def model(self) -> Path:
+        return self.out / "model.zip"
+
+    @property
+    def checkpoint(self) -> Path:
+        return self.out / "checkpoints" / "latest.zip"
+
+    @property
+    def checkpoint_pool(self) -> Path:
+        return self.out / "checkpoints" / "latest_pool.pt"
+
+    @property
+    def checkpoint_state(self) -> Path:
+        return self.out / "checkpoints" / "latest.json"
+
+    @property
+    def evaluations(self) -> Path:
+        return self.out / "evaluations.csv"
+
+    @property
+    def progress(self) -> Path:
+        return self.out / "training.csv"
+
+    @property
+    def results(self) -> Path:
+        return self.out / "results.json"
+
+    @property
+    def curve(self) -> Path:
+        return self.out / "learning_curve.png"
+
+    @property
+    def tensorboard(self) -> Path:
+        return self.out / "tensorboard"
+
+
+def append_rows(path: Path, columns: list[str], rows: list[dict]) -> None:
+    new = not path.exists()
+    with path.open("a", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=columns)
+        if new:
+            writer.writeheader()
+        writer.writerows(rows)
+
+
+def keep_rows_until(path: Path, timesteps: int) -> None:
+    """Drop CSV rows logged after `timesteps` (a resumed run logs them again) and final
+    evaluations (the resumed run ends with its own)."""
+    if not path.exists():
+        return
+    with path.open(newline="") as f:
+        reader = csv.DictReader(f)
+        columns = reader.fieldnames or []
+        rows = [r for r in reader if int(r["timesteps"]) <= timesteps and r.get("kind") != "final"]
+    path.unlink()
+    append_rows(path, columns, rows)
+
+
+def evaluate_policy(config: TrainConfig, policy, games: int, seed: int, workers: int) -> list[dict]:
+    """The learner (argmax of its masked policy) against each `config.eval_against` agent
+    filling every other seat, seat-balanced, plus run-env episodes if configured."""
+    learner = PolicyAgent(frozen_copy(policy), deterministic=True)
+    learner.name = learner.spec = "learner"
+    n = config.num_players
+    rows = []
+    for spec in config.eval_against:
+        ev = evaluate(
+            config.env, [learner] + [spec] * (n - 1), games=games, seed=seed,
+            workers=workers, progress=False, **config.config,
+        )  # fmt: skip
+        s = ev[0]
+        rows.append({
+            "opponent": spec, "games": s.games, "win_rate": s.win_rate,
+            "ci_low": s.win_rate_ci[0], "ci_high": s.win_rate_ci[1], "fair_share": 1 / n,
+            "mean_reward": s.mean_reward,
+        })  # fmt: skip
+    if config.eval_runs:
+        runs = evaluate_episodes(RUN_ENVS[config.env], learner, config.eval_runs, seed=seed)
+        rows.append({
+            "opponent": RUN_OPPONENT, "games": runs.episodes, "win_rate": runs.mean_return,
+            "ci_low": runs.mean_return_ci[0], "ci_high": runs.mean_return_ci[1],
+            "fair_share": np.nan, "mean_reward": runs.mean_return,
+        })  # fmt: skip
+    return rows
+
+
+class Monitor(BaseCallback):
+    """Self-play refresh, evaluation, checkpoints and logs, at rollout boundaries.
+
+    Timing: engine and opponent seconds come from the env's driver; the learner's own
+    forward passes are the rest of the rollout; the update is the time between rollouts.
+    """
+
+    def __init__(
+        self,
+        config: TrainConfig,
+        paths: Paths,
+        pool: OpponentPool,
+        elapsed: float = 0.0,
+        echo=print,
+    ) -> None:
+        super().__init__()
+        self.cfg = config
+        self.paths = paths
+        self.pool = pool
+        self.echo = echo
+        self.elapsed_before = elapsed  # wall seconds of earlier sessions (resume)
+        self.wins: deque[float] = deque(maxlen=1000)
+        self.lengths: deque[int] = deque(maxlen=1000)
+        self.episodes = 0
+        self.stopped_by_time = False
+        self.eval_seconds = 0.0
+        self.update_seconds = 0.0
+        self.rollout_seconds = 0.0
+        self._t_rollout = self._t_update = 0.0
+
+    # --- bookkeeping --------------------------------------------------------------------
+    @property
+    def driver(self):
+        return self.training_env.driver
+
+    def minutes(self) -> float:
+        return (self.elapsed_before + time.perf_counter() - self._t0) / 60
+
+    def _due(self, every: int, last: int) -> bool:
+        return self.num_timesteps // every > last // every
+
+    def _on_training_start(self) -> None:
+        self._t0 = time.perf_counter()
+        self._prev_steps = self.num_timesteps
+        self._prev_time = self._t0
+        self._start_seconds = dict(self.driver.seconds)
+        self._prev_split: dict[str, float] = {}
+        if self.num_timesteps == 0:  # the untrained policy: where the curve starts
+            t_eval = time.perf_counter()
+            self.run_evaluation(self.cfg.eval_games, PERIODIC_SEED_OFFSET + self.cfg.seed)
+            self.eval_seconds += time.perf_counter() - t_eval
+
+    def _on_rollout_start(self) -> None:
+        now = time.perf_counter()
+        if self._t_update:
+            self.update_seconds += now - self._t_update
+        self._t_rollout = now
+
+    def _on_step(self) -> bool:
+        for info in self.locals["infos"]:
+            if "episode" in info:
+                self.wins.append(info["win"])
+                self.lengths.append(info["episode"]["l"])
+                self.episodes += 1
+        limit = self.cfg.time_limit_minutes
+        if limit is not None and self.minutes() >= limit:
+            self.stopped_by_time = True
+            return False
+        return True
+
+    def _on_rollout_end(self) -> None:
+        now = time.perf_counter()
+        self.rollout_seconds += now - self._t_rollout
+        start = self.num_timesteps - self.cfg.num_envs * self.cfg.ppo.n_steps
+        if self._due(self.cfg.snapshot_every, start) and self.cfg.uses_self_play:
+            self.pool.add_snapshot(self.model.policy)
+            self.pool.install(self.driver)
+        t_eval = time.perf_counter()
+        if self._due(self.cfg.eval_every, start):
+            self.run_evaluation(self.cfg.eval_games, PERIODIC_SEED_OFFSET + self.cfg.seed)
+        if self._due(self.cfg.checkpoint_every, start):
+            self.save_checkpoint()
+        self.eval_seconds += time.perf_counter() - t_eval
+        self._log_progress()
+        self._t_update = time.perf_counter()
+
+    def _on_training_end(self) -> None:
+        if self._t_update:
+            self.update_seconds += time.perf_counter() - self._t_update
+            self._t_update = 0.0
+
+    # --- actions ------------------------------------------------------------------------
+    def run_evaluation(self, games: int, seed: int) -> list[dict]:
+        t = time.perf_counter()
+        rows = evaluate_policy(self.cfg, self.model.policy, games, seed, self.cfg.eval_workers)
+        for row in rows:
+            row.update(
+                timesteps=self.num_timesteps, minutes=round(self.minutes(), 3), kind="periodic"
+            )
+            run = row["opponent"] == RUN_OPPONENT
+            key = "eval/games_won_per_run" if run else f"eval/win_rate_vs_{row['opponent']}"
+            self.logger.record(key, row["win_rate"])
+        append_rows(self.paths.evaluations, EVAL_COLUMNS, rows)
+        self.echo(
+            f"[{self.minutes():5.1f} min, {self.num_timesteps:,} steps] "
+            + "; ".join(
+                ("games won per run" if r["opponent"] == RUN_OPPONENT else f"vs {r['opponent']}")
+                + f": {r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
+                for r in rows
+            )
+            + f" ({time.perf_counter() - t:.1f} s)"
+        )
+        return rows
+
+    def save_checkpoint(self) -> None:
+        self.paths.checkpoint.parent.mkdir(parents=True, exist_ok=True)
+        self.model.save(self.paths.checkpoint)
+        self.pool.save(self.paths.checkpoint_pool)
+        state = {
+            "timesteps": self.num_timesteps,
+            "minutes": self.minutes(),
+            "fingerprint": self.cfg.fingerprint(),
+        }
+        self.paths.checkpoint_state.write_text(json.dumps(state, indent=2))
+
+    def time_split(self) -> dict[str, float]:
+        """Cumulative wall seconds of this session: engine, opponents, the learner's own
+        forward passes (the rest of the rollouts), PPO updates, evaluations+checkpoints."""
+        secs = self.driver.seconds
+        engine = secs["engine"] - self._start_seconds["engine"]
+        opponents = secs["opponents"] - self._start_seconds["opponents"]
+        return {
+            "engine_s": engine,
+            "opponents_s": opponents,
+            "learner_act_s": self.rollout_seconds - engine - opponents,
+            "update_s": self.update_seconds,
+            "eval_s": self.eval_seconds,
+        }
+
+    def _log_progress(self) -> None:
+        now = time.perf_counter()
+        steps_per_s = (self.num_timesteps - self._prev_steps) / max(now - self._prev_time, 1e-9)
+        self._prev_steps, self._prev_time = self.num_timesteps, now
+        split = self.time_split()
+        row = {
+            "timesteps": self.num_timesteps,
+            "minutes": round(self.minutes(), 3),
+            "steps_per_s": round(steps_per_s, 1),
+            "train_win_rate": float(np.mean(self.wins)) if self.wins else np.nan,
+            "episodes": self.episodes,
+            "ep_len_mean": float(np.mean(self.lengths)) if self.lengths else np.nan,
+            **{k: round(v - self._prev_split.get(k, 0.0), 3) for k, v in split.items()},
+        }
+        self._prev_split = split
+        values = self.logger.name_to_value  # the previous update's train/* numbers
+        for key in SB3_KEYS:
+            row[key] = values.get(f"train/{key}", np.nan)
+        for key in ("train_win_rate", "steps_per_s", *split):
+            self.logger.record(f"card_envs/{key}", row[key])
+        append_rows(self.paths.progress, TRAIN_COLUMNS, [row])

@@ -1,0 +1,258 @@
+"""Train a MaskablePPO baseline from a YAML config.
+
+    python -m training.train --config configs/training/no_thanks.yaml
+    card-envs train --config configs/training/no_thanks.yaml      # the same
+
+The learner plays one rotating seat of `num_envs` games stepped together by the batched
+engine (`SingleAgentVecEnv`); the other seats draw their agent per game from the pool
+(scripted agents and frozen snapshots of the learner). Output in the config's `out`:
+`model.zip`, `results.json` (final evaluation, targets, throughput, where the time went),
+`evaluations.csv`, `training.csv`, `tensorboard/`, `learning_curve.png`, `checkpoints/`.
+`--resume` continues from the last checkpoint; `--ship` copies the model into the package
+(`card_envs/models/<env_id>.zip`), where the agent spec `ppo` finds it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from card_envs.evaluation import evaluate_episodes
+from training.config import RUN_ENVS, RUN_OPPONENT, TrainConfig, TrainConfigError, load_config
+from training.curves import plot_learning_curve
+
+FINAL_EVAL_SEED_OFFSET = 2_000_003  # final games differ from the periodic ones
+
+
+def targets(config: TrainConfig, rows: list[dict], baseline: float | None) -> list[dict]:
+    """The issue's targets checked against the final evaluation rows."""
+    n = config.num_players
+    out = []
+    for r in rows:
+        if r["opponent"] == "random":
+            need = 0.9 if n == 2 else 2 / n
+            ok = r["win_rate"] >= need
+            out.append({"target": f"vs random: win rate >= {need:.3f}", "met": bool(ok)})
+        elif r["opponent"] == "heuristic":
+            ok = r["ci_low"] > 1 / n
+            out.append({"target": f"vs heuristic: 95% CI above {1 / n:.3f}", "met": bool(ok)})
+        elif r["opponent"] == RUN_OPPONENT and baseline is not None:
+            ok = r["win_rate"] > baseline
+            out.append({"target": f"games won per run > computer's {baseline:.3f}", "met": ok})
+    return out
+
+
+def _check_out(paths, resume: bool, restart: bool) -> None:
+    has_run = paths.checkpoint_state.exists() or paths.progress.exists()
+    if restart and paths.out.exists():
+        shutil.rmtree(paths.out)
+    elif resume and not paths.checkpoint_state.exists():
+        raise TrainConfigError(f"--resume: no checkpoint in {paths.out}/checkpoints to resume")
+    elif has_run and not resume:
+        raise TrainConfigError(
+            f"{paths.out} already holds a training run: pass --resume to continue it from its "
+            "last checkpoint, --restart to discard it, or --out for another directory"
+        )
+    paths.out.mkdir(parents=True, exist_ok=True)
+
+
+def train(
+    config: TrainConfig, resume: bool = False, restart: bool = False, echo=print
+) -> dict[str, Any]:
+    """Train, evaluate and save as the module doc says; returns results.json's content."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import configure
+
+    from card_envs.wrappers import SingleAgentVecEnv
+    from training.monitor import (
+        EVAL_COLUMNS,
+        Monitor,
+        Paths,
+        append_rows,
+        evaluate_policy,
+        keep_rows_until,
+    )
+    from training.opponents import OpponentPool
+
+    t_start = time.perf_counter()
+    torch.set_num_threads(config.torch_threads)
+    paths = Paths(Path(config.out))
+    _check_out(paths, resume, restart)
+    (paths.out / "config.json").write_text(json.dumps(config.as_dict(), indent=2))
+
+    pool = OpponentPool(config)
+    agents, weights = pool.agents_and_weights()
+    if not agents:  # pure self-play: a placeholder until the first snapshot is installed
+        agents, weights = ["random"], [1.0]
+    venv = SingleAgentVecEnv(
+        config.env, config.num_envs, opponents=agents, seat="rotate", seed=config.seed,
+        pool_weights=weights, **config.config,
+    )  # fmt: skip
+    elapsed = 0.0
+    if resume:
+        state = json.loads(paths.checkpoint_state.read_text())
+        if state["fingerprint"] != config.fingerprint():
+            raise TrainConfigError(
+                f"--resume: the config differs from the one {paths.out} was trained with "
+                f"(see {paths.out}/config.json); use --restart or another --out"
+            )
+        model = MaskablePPO.load(paths.checkpoint, env=venv, device="cpu")
+        pool.load(paths.checkpoint_pool, model.policy)
+        done = model.num_timesteps
+        keep_rows_until(paths.evaluations, done)
+        keep_rows_until(paths.progress, done)
+        elapsed = state["minutes"] * 60
+        echo(f"resuming {config.name} at {done:,} steps ({state['minutes']:.1f} min)")
+    else:
+        model = MaskablePPO(
+            "MlpPolicy", venv, seed=config.seed, device="cpu", verbose=0, **config.ppo.kwargs()
+        )
+        if config.uses_self_play:
+            pool.add_snapshot(model.policy)  # the untrained policy until the first refresh
+    pool.install(venv.driver)
+    model.set_logger(configure(str(paths.tensorboard), ["tensorboard"]))
+    monitor = Monitor(config, paths, pool, elapsed=elapsed, echo=echo)
+    remaining = config.total_timesteps - model.num_timesteps
+    start_steps = model.num_timesteps
+    t0 = time.perf_counter()
+    if remaining > 0:
+        echo(
+            f"training {config.name}: {config.env} {config.config}, {remaining:,} learner steps, "
+            f"pool {dict(config.pool)}"
+        )
+        model.learn(remaining, callback=monitor, reset_num_timesteps=False)
+    session = time.perf_counter() - t0
+    minutes = elapsed / 60 + session / 60
+    model.save(paths.model)
+    if remaining > 0:
+        monitor.save_checkpoint()
+
+    echo(f"final evaluation: {config.final_eval_games} games per opponent")
+    rows = evaluate_policy(
+        config, model.policy, config.final_eval_games,
+        config.seed + FINAL_EVAL_SEED_OFFSET, workers=config.eval_workers,
+    )  # fmt: skip
+    for row in rows:
+        row.update(timesteps=model.num_timesteps, minutes=round(minutes, 3), kind="final")
+    append_rows(paths.evaluations, EVAL_COLUMNS, rows)
+    baseline = None
+    if config.eval_runs:
+        baseline = evaluate_episodes(
+            RUN_ENVS[config.env], "computer", config.eval_runs,
+            seed=config.seed + FINAL_EVAL_SEED_OFFSET,
+        ).mean_return  # fmt: skip
+    steps = model.num_timesteps - start_steps
+    split = monitor.time_split() if remaining > 0 else {}
+    results = {
+        "command_minutes": None,  # set below: the whole call, start-up and evaluations included
+        "name": config.name,
+        "env": config.env,
+        "config": config.config,
+        "timesteps": model.num_timesteps,
+        "training_minutes": round(minutes, 2),
+        "stopped_by_time_limit": monitor.stopped_by_time,
+        "session_steps_per_s": round(steps / session, 1) if steps else None,
+        "training_steps_per_s": round(steps / max(session - split.get("eval_s", 0.0), 1e-9), 1)
+        if steps
+        else None,  # fmt: skip
+        "time_split_s": {k: round(v, 1) for k, v in split.items()},
+        "final_evaluation": rows,
+        "computer_games_won_per_run": baseline,
+        "targets": targets(config, rows, baseline),
+    }
+    plot_learning_curve(
+        paths.evaluations, paths.progress, paths.curve,
+        f"{config.name}: {config.env} {config.config}", baseline,
+    )  # fmt: skip
+    results["command_minutes"] = round((time.perf_counter() - t_start) / 60, 2)
+    paths.results.write_text(json.dumps(results, indent=2, default=float))
+    venv.close()
+    return results
+
+
+def ship(config: TrainConfig, results: dict) -> Path:
+    """Copy the trained model into the package (`card_envs/models/<env_id>.zip`) with a
+    JSON note of its config and final numbers next to it."""
+    models = Path(__file__).resolve().parent.parent / "card_envs" / "models"
+    models.mkdir(exist_ok=True)
+    target = models / f"{config.env}.zip"
+    shutil.copyfile(Path(config.out) / "model.zip", target)
+    note = {k: results[k] for k in ("name", "env", "config", "timesteps", "training_minutes")}
+    note["final_evaluation"] = results["final_evaluation"]
+    target.with_suffix(".json").write_text(json.dumps(note, indent=2, default=float) + "\n")
+    return target
+
+
+def summary(results: dict) -> str:
+    lines = [
+        f"{results['name']}: {results['timesteps']:,} learner steps in "
+        f"{results['training_minutes']:.1f} min ({results['training_steps_per_s']} steps/s "
+        "while training)"
+    ]
+    for r in results["final_evaluation"]:
+        what = (
+            "games won per run" if r["opponent"] == RUN_OPPONENT else f"win rate vs {r['opponent']}"
+        )
+        lines.append(
+            f"  {what}: {r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}] "
+            f"({r['games']} {'runs' if r['opponent'] == RUN_OPPONENT else 'games'})"
+        )
+    if results["computer_games_won_per_run"] is not None:
+        lines.append(f"  computer baseline: {results['computer_games_won_per_run']:.3f} per run")
+    for t in results["targets"]:
+        lines.append(f"  target {t['target']}: {'met' if t['met'] else 'NOT met'}")
+    if results["time_split_s"]:
+        lines.append(
+            "  time (s): " + ", ".join(f"{k} {v}" for k, v in results["time_split_s"].items())
+        )
+    return "\n".join(lines)
+
+
+def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
+    p = parser or argparse.ArgumentParser(prog="python -m training.train", description=__doc__)
+    p.add_argument("--config", required=True, help="YAML file (configs/training/)")
+    p.add_argument("--resume", action="store_true", help="continue from the last checkpoint")
+    p.add_argument("--restart", action="store_true", help="discard the output directory first")
+    p.add_argument("--ship", action="store_true", help="copy the model into card_envs/models")
+    p.add_argument("--total-timesteps", type=int, help="override total_timesteps")
+    p.add_argument("--time-limit-minutes", type=float, help="override time_limit_minutes")
+    p.add_argument("--out", help="override the output directory")
+    p.add_argument("--seed", type=int, help="override the seed")
+    return p
+
+
+def run(args: argparse.Namespace) -> dict:
+    if args.resume and args.restart:
+        raise TrainConfigError("--resume and --restart exclude each other")
+    config = load_config(
+        args.config,
+        total_timesteps=args.total_timesteps,
+        time_limit_minutes=args.time_limit_minutes,
+        out=args.out,
+        seed=args.seed,
+    )
+    results = train(config, resume=args.resume, restart=args.restart)
+    print(summary(results))
+    print(f"wrote {config.out}/ (model.zip, results.json, learning_curve.png, CSVs, tensorboard/)")
+    if args.ship:
+        print(f"shipped {ship(config, results)}")
+    return results
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
+    try:
+        run(args)
+    except (ValueError, ImportError) as err:
+        print(f"train: error: {err}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+if __name__ == "__main__":
+    main()
