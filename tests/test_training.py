@@ -239,3 +239,52 @@ def test_cli_train_and_its_errors(tmp_path, capsys):
     with pytest.raises(SystemExit):
         cli_main(["train", "--config", str(path), "--resume", "--restart"])
     assert "exclude each other" in capsys.readouterr().err
+
+
+# --- imitation ------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("imitation", "message"),
+    [
+        ({"samples": 10}, "missing key 'teacher'"),
+        ({"teacher": "genius"}, "agent 'genius': unknown agent spec"),
+        ({"teacher": "heuristic", "rounds": 2}, "unknown key 'rounds'"),
+        ({"teacher": "heuristic", "epochs": 0}, "epochs=0 must be an int >= 1"),
+    ],
+)
+def test_bad_imitation_settings_are_named(imitation, message):
+    with pytest.raises(TrainConfigError, match=message):
+        parse_config({**BASE, "imitation": imitation})
+
+
+def test_imitation_data_are_the_teachers_legal_moves_with_their_outcomes():
+    from training.imitation import collect
+
+    cfg = parse_config({**BASE, "imitation": {"teacher": "heuristic", "samples": 3000}})
+    data = collect(cfg, cfg.imitation)
+    assert 0 < len(data.actions) <= 3000
+    assert data.masks[np.arange(len(data.actions)), data.actions].all()
+    assert set(np.unique(data.returns)) <= {0.0, 0.5, 1.0}  # win shares of finished games
+    heuristic = make_agent("heuristic", "no_thanks_v0")
+    np.testing.assert_array_equal(
+        heuristic.act_batch(data.observations, data.masks.astype(np.int8)), data.actions
+    )
+
+
+def test_imitation_makes_the_policy_play_like_the_teacher():
+    from sb3_contrib import MaskablePPO
+
+    from agents.ppo import PolicyAgent
+    from card_envs.wrappers import SingleAgentVecEnv
+    from training.imitation import collect, imitate
+
+    cfg = parse_config(
+        {**BASE, "imitation": {"teacher": "heuristic", "samples": 20_000, "epochs": 4}}
+    )
+    venv = SingleAgentVecEnv("no_thanks_v0", 8, opponents="random", seed=0)
+    model = MaskablePPO("MlpPolicy", venv, seed=0, device="cpu")
+    info = imitate(model, cfg, cfg.imitation, echo=lambda _: None)
+    assert info["agreement"] > 0.9 and info["samples"] > 15_000
+    fresh = collect(parse_config({**BASE, "seed": 9, "imitation": {"teacher": "heuristic",
+                                  "samples": 2000}}), cfg.imitation)  # fmt: skip
+    copied = PolicyAgent(model.policy).act_batch(fresh.observations, fresh.masks)
+    assert (copied == fresh.actions).mean() > 0.85  # on deals it never saw

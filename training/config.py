@@ -35,6 +35,12 @@ evaluation:
   workers: 1                    # processes for the evaluation games
   runs: 0                       # double_or_nothing: runs of double_or_nothing_run_v0 too
 checkpoint_every: 1_000_000
+imitation:                      # optional warm start before PPO (training/imitation.py)
+  teacher: heuristic            # the agent whose moves the policy first learns
+  samples: 1_000_000            # its decisions in self-play
+  epochs: 3
+  batch_size: 2048
+  learning_rate: 1.0e-3
 ```
 
 Pool keys are agent specs (`random`, `heuristic`, `computer`, `ppo:path`) or `self` (the
@@ -87,6 +93,17 @@ class PPOSettings:
 
 
 @dataclass(frozen=True)
+class ImitationSettings:
+    """Warm start: imitate `teacher` (in self-play) before PPO; see training/imitation.py."""
+
+    teacher: str
+    samples: int = 1_000_000
+    epochs: int = 3
+    batch_size: int = 2048
+    learning_rate: float = 1e-3
+
+
+@dataclass(frozen=True)
 class TrainConfig:
     name: str
     env: str
@@ -109,6 +126,7 @@ class TrainConfig:
     eval_workers: int
     eval_runs: int
     checkpoint_every: int
+    imitation: ImitationSettings | None = None
 
     @property
     def uses_self_play(self) -> bool:
@@ -140,6 +158,7 @@ TOP_KEYS = {
     "ppo": "mapping of MaskablePPO arguments",
     "evaluation": "mapping: every, games, final_games, against, workers, runs",
     "checkpoint_every": "positive int: steps between checkpoints",
+    "imitation": "mapping: teacher, samples, epochs, batch_size, learning_rate (optional)",
 }
 OPPONENT_KEYS = {"pool": "", "snapshot_every": "", "snapshots": ""}
 EVAL_KEYS = {"every": "", "games": "", "final_games": "", "against": "", "workers": "", "runs": ""}
@@ -168,6 +187,22 @@ def _pool(where: str, raw: Any, env_id: str, config: dict) -> tuple[tuple[str, f
     if sum(w for _, w in out) <= 0:
         _check.fail(where, f"pool weights {dict(out)} are all zero")
     return tuple(out)
+
+
+def _imitation(where: str, raw: Any, env_id: str, config: dict) -> ImitationSettings | None:
+    if raw is None:
+        return None
+    raw = _check.mapping(where, "imitation", raw)
+    _check.unknown_keys(where, raw, set(asdict(ImitationSettings("x"))))
+    if "teacher" not in raw:
+        _check.fail(where, "missing key 'teacher' (the agent spec to imitate, e.g. heuristic)")
+    return ImitationSettings(
+        teacher=_check_spec(where, raw["teacher"], env_id, config),
+        samples=_check.int(where, "samples", raw.get("samples", 1_000_000)),
+        epochs=_check.int(where, "epochs", raw.get("epochs", 3)),
+        batch_size=_check.int(where, "batch_size", raw.get("batch_size", 2048)),
+        learning_rate=_check.float(where, "learning_rate", raw.get("learning_rate", 1e-3)),
+    )
 
 
 def _seat_multiple(games: int, n: int) -> int:
@@ -269,6 +304,7 @@ def parse_config(raw: Any, source: str = "config", default_name: str = "training
         checkpoint_every=_check.int(
             source, "checkpoint_every", raw.get("checkpoint_every", 1_000_000)
         ),
+        imitation=_imitation(f"{source}: imitation", raw.get("imitation"), env_id, config),
     )
 
 

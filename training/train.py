@@ -95,6 +95,7 @@ def train(
         pool_weights=weights, **config.config,
     )  # fmt: skip
     elapsed = 0.0
+    imitation = None
     if resume:
         state = json.loads(paths.checkpoint_state.read_text())
         if state["fingerprint"] != config.fingerprint():
@@ -113,8 +114,14 @@ def train(
         model = MaskablePPO(
             "MlpPolicy", venv, seed=config.seed, device="cpu", verbose=0, **config.ppo.kwargs()
         )
+        if config.imitation is not None:
+            from training.imitation import imitate
+
+            t_imitation = time.perf_counter()
+            imitation = imitate(model, config, config.imitation, echo=echo)
+            elapsed = time.perf_counter() - t_imitation  # counts towards the time limit
         if config.uses_self_play:
-            pool.add_snapshot(model.policy)  # the untrained policy until the first refresh
+            pool.add_snapshot(model.policy)  # the starting policy until the first refresh
     pool.install(venv.driver)
     model.set_logger(configure(str(paths.tensorboard), ["tensorboard"]))
     monitor = Monitor(config, paths, pool, elapsed=elapsed, echo=echo)
@@ -162,6 +169,7 @@ def train(
         if steps
         else None,  # fmt: skip
         "time_split_s": {k: round(v, 1) for k, v in split.items()},
+        "imitation": imitation,
         "final_evaluation": rows,
         "computer_games_won_per_run": baseline,
         "targets": targets(config, rows, baseline),
