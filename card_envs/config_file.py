@@ -89,14 +89,19 @@ class Checks:
             self.fail(where, f"{key}={value!r} may only use letters, digits, '_', '.' and '-'")
         return value
 
-    def read_yaml(self, path: str | Path) -> Any:
-        """The parsed YAML document at `path`; a missing file or bad YAML is an error."""
+    def read_yaml(self, path: str | Path, overrides: dict | None = None) -> Any:
+        """The parsed YAML document at `path` with `overrides` (those not None) replacing
+        its top-level keys (the command line's flags); a missing file or bad YAML is an
+        error."""
         import yaml
 
         p = Path(path)
         if not p.is_file():
             raise self.error(f"{path}: no such config file")
         try:
-            return yaml.safe_load(p.read_text())
+            raw = yaml.safe_load(p.read_text())
         except yaml.YAMLError as err:
             raise self.error(f"{path}: not valid YAML: {err}") from None
+        if isinstance(raw, dict) and overrides:
+            raw = {**raw, **{k: v for k, v in overrides.items() if v is not None}}
+        return raw

@@ -7,7 +7,6 @@ import csv
 import json
 import time
 from collections import deque
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -31,47 +30,20 @@ PERIODIC_SEED_OFFSET = 1_000_003  # every periodic evaluation deals the same gam
 SB3_KEYS = ("approx_kl", "entropy_loss", "value_loss", "clip_fraction", "explained_variance")
 
 
-@dataclass
 class Paths:
     """The files of a training run, all under its `out` directory."""
 
-    out: Path
-
-    @property
-    def model(self) -> Path:
-        return self.out / "model.zip"
-
-    @property
-    def checkpoint(self) -> Path:
-        return self.out / "checkpoints" / "latest.zip"
-
-    @property
-    def checkpoint_pool(self) -> Path:
-        return self.out / "checkpoints" / "latest_pool.pt"
-
-    @property
-    def checkpoint_state(self) -> Path:
-        return self.out / "checkpoints" / "latest.json"
-
-    @property
-    def evaluations(self) -> Path:
-        return self.out / "evaluations.csv"
-
-    @property
-    def progress(self) -> Path:
-        return self.out / "training.csv"
-
-    @property
-    def results(self) -> Path:
-        return self.out / "results.json"
-
-    @property
-    def curve(self) -> Path:
-        return self.out / "learning_curve.png"
-
-    @property
-    def tensorboard(self) -> Path:
-        return self.out / "tensorboard"
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.model = out / "model.zip"
+        self.checkpoint = out / "checkpoints" / "latest.zip"
+        self.checkpoint_pool = out / "checkpoints" / "latest_pool.pt"
+        self.checkpoint_state = out / "checkpoints" / "latest.json"
+        self.evaluations = out / "evaluations.csv"
+        self.progress = out / "training.csv"
+        self.results = out / "results.json"
+        self.curve = out / "learning_curve.png"
+        self.tensorboard = out / "tensorboard"
 
 
 def append_rows(path: Path, columns: list[str], rows: list[dict]) -> None:

@@ -284,7 +284,5 @@ def parse_config(raw: Any, source: str = "config", default_name: str = "tourname
 def load_config(path: str | Path, **overrides: Any) -> TournamentConfig:
     """Read and validate a YAML tournament config; `overrides` (not None) replace top-level
     keys (the command line's flags)."""
-    raw = _check.read_yaml(path)
-    if isinstance(raw, dict):
-        raw = {**raw, **{k: v for k, v in overrides.items() if v is not None}}
+    raw = _check.read_yaml(path, overrides)
     return parse_config(raw, source=str(path), default_name=Path(path).stem)
