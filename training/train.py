@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from card_envs.evaluation import evaluate_episodes
+from card_envs.registry import make_game
 from training.config import RUN_ENVS, RUN_OPPONENT, TrainConfig, TrainConfigError, load_config
 from training.curves import plot_learning_curve
 
@@ -174,9 +175,11 @@ def train(
         "computer_games_won_per_run": baseline,
         "targets": targets(config, rows, baseline),
     }
+    defaults = make_game(config.env).config
+    changed = {k: v for k, v in config.config.items() if v != defaults.get(k)}
     plot_learning_curve(
         paths.evaluations, paths.progress, paths.curve,
-        f"{config.name}: {config.env} {config.config}", baseline,
+        f"{config.name}: {config.env} {changed}", baseline,
     )  # fmt: skip
     results["command_minutes"] = round((time.perf_counter() - t_start) / 60, 2)
     paths.results.write_text(json.dumps(results, indent=2, default=float))
