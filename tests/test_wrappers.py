@@ -144,3 +144,15 @@ def test_pool_opponents_follow_weights_and_are_drawn_per_game():
     assert all(s == {0, 1} for s in seen)
     with pytest.raises(ValueError, match="pool weights"):
         driver.set_pool(pool, [0, 0, 0])
+
+
+def test_the_learner_action_space_pickles_as_a_plain_discrete():
+    """Saved SB3 models pickle the action space: it must not drag the live env along."""
+    import cloudpickle
+    import gymnasium
+
+    venv = SingleAgentVecEnv("no_thanks_v0", 4, seed=0)
+    blob = cloudpickle.dumps(venv.action_space)
+    assert len(blob) < 500
+    space = cloudpickle.loads(blob)
+    assert type(space) is gymnasium.spaces.Discrete and space == gymnasium.spaces.Discrete(2)

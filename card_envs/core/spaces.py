@@ -19,6 +19,11 @@ class LegalDiscrete(spaces.Discrete):
         super().__init__(n, seed=seed)
         self._legal_mask = legal_mask
 
+    def __reduce__(self):
+        """Pickles (e.g. inside a saved SB3 model) as the plain `Discrete(n)` it is: the
+        legal-mask function belongs to a live env and would drag the whole env along."""
+        return (spaces.Discrete, (int(self.n), None, int(self.start)))
+
     def sample(self, mask: np.ndarray | None = None, probability: np.ndarray | None = None):
         if mask is None and probability is None:
             mask = np.asarray(self._legal_mask(), dtype=np.int8)
