@@ -248,7 +248,15 @@ def run(args: argparse.Namespace) -> dict:
         out=args.out,
         seed=args.seed,
     )
-    results = train(config, resume=args.resume, restart=args.restart)
+    try:
+        results = train(config, resume=args.resume, restart=args.restart)
+    except KeyboardInterrupt:
+        print(
+            f"\ninterrupted: run the same command with --resume to continue from the last "
+            f"checkpoint in {config.out}/checkpoints",
+            file=sys.stderr,
+        )
+        raise SystemExit(130) from None
     print(summary(results))
     print(f"wrote {config.out}/ (model.zip, results.json, learning_curve.png, CSVs, tensorboard/)")
     if args.ship:
