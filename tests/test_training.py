@@ -17,6 +17,7 @@ from agents import make_agent  # noqa: E402
 from card_envs.cli import main as cli_main  # noqa: E402
 from training.config import TrainConfigError, load_config, parse_config  # noqa: E402
 from training.opponents import OpponentPool  # noqa: E402
+from training.ship import ship  # noqa: E402
 from training.train import targets, train  # noqa: E402
 
 CONFIGS = sorted(Path(__file__).resolve().parent.parent.glob("configs/training/*.yaml"))
@@ -185,6 +186,12 @@ def test_short_run_of_each_shipped_config_writes_everything(path, tmp_path):
     assert json.loads((out / "checkpoints" / "latest.json").read_text())["timesteps"] == 1024
     agent = make_agent(f"ppo:{out / 'model.zip'}", cfg.env, **cfg.config)  # loads as an agent
     assert agent.spec.endswith("model.zip")
+    shipped = ship(out, models=tmp_path / "models")
+    assert shipped.name == f"{cfg.env}.zip"
+    assert shipped.read_bytes() == (out / "model.zip").read_bytes()
+    note = json.loads(shipped.with_suffix(".json").read_text())
+    assert note["config"] == json.loads(json.dumps(cfg.config))
+    assert note["final_evaluation"] == results["final_evaluation"]
 
 
 def test_resume_continues_from_the_checkpoint_and_refuses_a_changed_config(tmp_path):
@@ -223,6 +230,11 @@ def test_resume_after_an_interrupted_run_reaches_the_total(tmp_path):
     assert 2048 <= resumed["timesteps"] < 2048 + rollout
     steps = [int(r["timesteps"]) for r in read_csv(Path(cfg.out) / "training.csv")]
     assert steps == sorted(set(steps)) and steps[-1] == resumed["timesteps"]
+
+
+def test_ship_refuses_an_unfinished_run(tmp_path):
+    with pytest.raises(FileNotFoundError, match="not a finished training run"):
+        ship(tmp_path, models=tmp_path / "models")
 
 
 def test_cli_train_and_its_errors(tmp_path, capsys):

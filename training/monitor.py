@@ -91,7 +91,7 @@ def evaluate_policy(config: TrainConfig, policy, games: int, seed: int, workers:
         rows.append({
             "opponent": RUN_OPPONENT, "games": runs.episodes, "win_rate": runs.mean_return,
             "ci_low": runs.mean_return_ci[0], "ci_high": runs.mean_return_ci[1],
-            "fair_share": np.nan, "mean_reward": runs.mean_return,
+            "fair_share": None, "mean_reward": runs.mean_return,
         })  # fmt: skip
     return rows
 

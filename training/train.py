@@ -26,6 +26,7 @@ from card_envs.evaluation import evaluate_episodes
 from card_envs.registry import make_game
 from training.config import RUN_ENVS, RUN_OPPONENT, TrainConfig, TrainConfigError, load_config
 from training.curves import plot_learning_curve
+from training.ship import ship
 
 FINAL_EVAL_SEED_OFFSET = 2_000_003  # final games differ from the periodic ones
 
@@ -187,19 +188,6 @@ def train(
     return results
 
 
-def ship(config: TrainConfig, results: dict) -> Path:
-    """Copy the trained model into the package (`card_envs/models/<env_id>.zip`) with a
-    JSON note of its config and final numbers next to it."""
-    models = Path(__file__).resolve().parent.parent / "card_envs" / "models"
-    models.mkdir(exist_ok=True)
-    target = models / f"{config.env}.zip"
-    shutil.copyfile(Path(config.out) / "model.zip", target)
-    note = {k: results[k] for k in ("name", "env", "config", "timesteps", "training_minutes")}
-    note["final_evaluation"] = results["final_evaluation"]
-    target.with_suffix(".json").write_text(json.dumps(note, indent=2, default=float) + "\n")
-    return target
-
-
 def summary(results: dict) -> str:
     lines = [
         f"{results['name']}: {results['timesteps']:,} learner steps in "
@@ -260,7 +248,7 @@ def run(args: argparse.Namespace) -> dict:
     print(summary(results))
     print(f"wrote {config.out}/ (model.zip, results.json, learning_curve.png, CSVs, tensorboard/)")
     if args.ship:
-        print(f"shipped {ship(config, results)}")
+        print(f"shipped {ship(Path(config.out))}")
     return results
 
 

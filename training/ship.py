@@ -1,0 +1,41 @@
+"""Ship a finished training run into the package: `card_envs/models/<env_id>.zip`, where the
+agent spec `ppo` finds it, with a JSON note of its config and final numbers next to it.
+
+    python -m training.ship runs/training/no_thanks
+    card-envs train --config configs/training/no_thanks.yaml --ship   # train, then ship
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+MODELS = Path(__file__).resolve().parent.parent / "card_envs" / "models"
+NOTE_KEYS = ("name", "env", "config", "timesteps", "training_minutes", "command_minutes")
+
+
+def ship(run: Path, models: Path = MODELS) -> Path:
+    """Copy `run`/model.zip to `models`/<env_id>.zip and write <env_id>.json beside it."""
+    results_file = run / "results.json"
+    if not results_file.is_file() or not (run / "model.zip").is_file():
+        raise FileNotFoundError(f"{run} is not a finished training run (no results.json)")
+    results = json.loads(results_file.read_text())
+    models.mkdir(parents=True, exist_ok=True)
+    target = models / f"{results['env']}.zip"
+    shutil.copyfile(run / "model.zip", target)
+    note = {k: results[k] for k in NOTE_KEYS}
+    note["final_evaluation"] = [
+        {k: None if v != v else v for k, v in row.items()}  # NaN (not JSON) -> null
+        for row in results["final_evaluation"]
+    ]
+    note["computer_games_won_per_run"] = results["computer_games_won_per_run"]
+    target.with_suffix(".json").write_text(json.dumps(note, indent=2) + "\n")
+    return target
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        raise SystemExit("usage: python -m training.ship RUN_DIR")
+    print(f"shipped {ship(Path(sys.argv[1]))}")
