@@ -43,6 +43,17 @@ def tiny(raw: dict, tmp_path: Path, **extra) -> dict:
     return out
 
 
+def agent_batch(cfg) -> tuple[np.ndarray, np.ndarray]:
+    """Observations and masks of a few positions of cfg's game."""
+    from card_envs.registry import make_vec
+
+    venv = make_vec(cfg.env, 64, seed=5, **cfg.config)
+    obs, masks = venv.reset()
+    for _ in range(7):
+        obs, masks, *_ = venv.step(np.argmax(masks, axis=1))
+    return obs.copy(), masks.copy()
+
+
 def read_csv(path: Path) -> list[dict]:
     with path.open(newline="") as f:
         return list(csv.DictReader(f))
@@ -60,7 +71,7 @@ def test_there_is_a_training_config_for_every_game():
 def test_shipped_configs_validate_and_fit_a_2_core_machine(path):
     cfg = load_config(path)
     assert cfg.name == path.stem and cfg.out == f"runs/training/{path.stem}"
-    assert cfg.torch_threads == 1 and cfg.time_limit_minutes == 20
+    assert cfg.torch_threads == 1 and cfg.time_limit_minutes <= 20
     assert cfg.eval_workers <= 2
     assert (cfg.num_envs * cfg.ppo.n_steps) % cfg.ppo.batch_size == 0
 
@@ -188,7 +199,12 @@ def test_short_run_of_each_shipped_config_writes_everything(path, tmp_path):
     assert agent.spec.endswith("model.zip")
     shipped = ship(out, models=tmp_path / "models")
     assert shipped.name == f"{cfg.env}.zip"
-    assert shipped.read_bytes() == (out / "model.zip").read_bytes()
+    assert shipped.stat().st_size < (out / "model.zip").stat().st_size  # no optimizer moments
+    obs, masks = agent_batch(cfg)
+    np.testing.assert_array_equal(  # plays exactly like the trained model
+        make_agent(f"ppo:{shipped}", cfg.env, **cfg.config).act_batch(obs, masks),
+        agent.act_batch(obs, masks),
+    )
     note = json.loads(shipped.with_suffix(".json").read_text())
     assert note["config"] == json.loads(json.dumps(cfg.config))
     assert note["final_evaluation"] == results["final_evaluation"]

@@ -1,6 +1,10 @@
 """Ship a finished training run into the package: `card_envs/models/<env_id>.zip`, where the
 agent spec `ppo` finds it, with a JSON note of its config and final numbers next to it.
 
+The shipped file is for playing: the optimizer's running moments (twice the size of the
+weights) are replaced by a fresh optimizer, which keeps models small. To train further,
+resume from the run's checkpoint instead.
+
     python -m training.ship runs/training/no_thanks
     card-envs train --config configs/training/no_thanks.yaml --ship   # train, then ship
 """
@@ -8,7 +12,6 @@ agent spec `ppo` finds it, with a JSON note of its config and final numbers next
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 from pathlib import Path
 
@@ -24,7 +27,7 @@ def ship(run: Path, models: Path = MODELS) -> Path:
     results = json.loads(results_file.read_text())
     models.mkdir(parents=True, exist_ok=True)
     target = models / f"{results['env']}.zip"
-    shutil.copyfile(run / "model.zip", target)
+    _save_for_play(run / "model.zip", target)
     note = {k: results[k] for k in NOTE_KEYS}
     note["final_evaluation"] = [
         {k: None if v != v else v for k, v in row.items()}  # NaN (not JSON) -> null
@@ -33,6 +36,18 @@ def ship(run: Path, models: Path = MODELS) -> Path:
     note["computer_games_won_per_run"] = results["computer_games_won_per_run"]
     target.with_suffix(".json").write_text(json.dumps(note, indent=2) + "\n")
     return target
+
+
+def _save_for_play(source: Path, target: Path) -> None:
+    """`source` (our own run's model) saved again with an empty optimizer state."""
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(source, device="cpu")
+    policy = model.policy
+    policy.optimizer = policy.optimizer_class(
+        policy.parameters(), lr=model.lr_schedule(1), **policy.optimizer_kwargs
+    )
+    model.save(target)
 
 
 if __name__ == "__main__":
