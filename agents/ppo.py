@@ -223,7 +223,7 @@ class PolicyAgent(Agent):
 
         policy = self.policy
         with torch.no_grad():
-            obs = torch.as_tensor(np.asarray(observations, dtype=np.float32))
+            obs = torch.as_tensor(np.require(observations, np.float32, "W"))  # torch: writable
             features = policy.extract_features(obs, policy.pi_features_extractor)
             logits = policy.action_net(policy.mlp_extractor.forward_actor(features))
         logits = np.where(np.asarray(masks) != 0, logits.numpy().astype(np.float64), -np.inf)
