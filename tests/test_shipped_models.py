@@ -1,0 +1,63 @@
+"""The trained models shipped in the package: one per multi-agent env, loaded by the agent
+spec `ppo` with the config its JSON note records, and clearly stronger than random."""
+
+from __future__ import annotations
+
+import importlib.resources
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from agents import make_agent  # noqa: E402
+from agents.ppo import ModelError  # noqa: E402
+from card_envs.evaluation import evaluate  # noqa: E402
+from card_envs.registry import make_vec, multi_agent_env_ids  # noqa: E402
+
+MODELS = importlib.resources.files("card_envs").joinpath("models")
+
+
+def note(env_id: str) -> dict:
+    return json.loads(MODELS.joinpath(f"{env_id}.json").read_text())
+
+
+@pytest.mark.parametrize("env_id", multi_agent_env_ids())
+def test_every_game_ships_a_small_model_with_its_note(env_id):
+    model = MODELS.joinpath(f"{env_id}.zip")
+    assert model.is_file() and len(model.read_bytes()) < 2_000_000
+    info = note(env_id)
+    assert info["env"] == env_id and info["timesteps"] > 0
+    assert {r["opponent"] for r in info["final_evaluation"]} >= {"random", "heuristic"}
+
+
+@pytest.mark.parametrize("env_id", multi_agent_env_ids())
+def test_ppo_spec_plays_legal_actions_with_the_recorded_config(env_id):
+    config = note(env_id)["config"]
+    agent = make_agent("ppo", env_id, **config)
+    venv = make_vec(env_id, 32, seed=0, **config)
+    obs, masks = venv.reset()
+    for _ in range(20):
+        actions = agent.act_batch(obs, masks)
+        assert masks[np.arange(32), actions].all()
+        obs, masks, *_ = venv.step(actions)
+
+
+@pytest.mark.parametrize(
+    ("env_id", "other"),
+    [("no_thanks_v0", {"num_players": 3}), ("surfosaurus_max_v0", {"num_players": 2})],
+)
+def test_ppo_spec_with_another_config_names_the_trained_one(env_id, other):
+    trained = note(env_id)["config"]["num_players"]
+    with pytest.raises(ModelError, match=rf"trained with config \{{.*'num_players': {trained}"):
+        make_agent("ppo", env_id, **other)
+
+
+@pytest.mark.parametrize("env_id", multi_agent_env_ids())
+def test_the_shipped_model_beats_random_players(env_id):
+    config = note(env_id)["config"]
+    n = config["num_players"]
+    ev = evaluate(env_id, ["ppo"] + ["random"] * (n - 1), games=120, seed=11, workers=1,
+                  progress=False, **config)  # fmt: skip
+    assert ev[0].win_rate_ci[0] > (0.9 if n == 2 else 2 / n) - 0.1
