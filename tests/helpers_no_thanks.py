@@ -97,14 +97,3 @@ def ref_situation(num_players, *, draw_order, removed, turned, pot, tokens, card
 
 def total_tokens(num_players: int) -> int:
     return num_players * starting_tokens(num_players)
-
-
-def last_rewards(env):
-    """Each agent's reward as `last()` reports it at the end (dead steps included)."""
-    out = {}
-    for agent in env.agent_iter():
-        _, reward, term, _, _ = env.last()
-        assert term
-        out[agent] = reward
-        env.step(None)
-    return out

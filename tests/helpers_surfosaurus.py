@@ -117,17 +117,6 @@ def step_both(env, ref: RefSurfosaurus, card: Card | int) -> None:
     ref.step(a)
 
 
-def last_rewards(env) -> dict:
-    """Each agent's reward as `last()` reports it at the end (dead steps included)."""
-    out = {}
-    for agent in env.agent_iter():
-        _, reward, term, _, _ = env.last()
-        assert term
-        out[agent] = reward
-        env.step(None)
-    return out
-
-
 # --- hand-made positions ----------------------------------------------------------------
 
 

@@ -6,11 +6,11 @@ import random
 
 import numpy as np
 import pytest
+from helpers_aec import last_rewards
 from helpers_no_thanks import (
     NO_THANKS,
     PLAYER_COUNTS,
     TAKE,
-    last_rewards,
     make_env,
     pick_action,
     ref_from_env,

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers_aec import last_rewards
 from helpers_no_thanks import (
     NO_THANKS,
     PLAYER_COUNTS,
     TAKE,
-    last_rewards,
     make_env,
     mask_of,
     obs_of,

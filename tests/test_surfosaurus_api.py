@@ -8,6 +8,7 @@ import random
 
 import numpy as np
 import pytest
+from helpers_aec import last_rewards
 from helpers_surfosaurus import (
     ENV_ID,
     PLAYER_COUNTS,
@@ -263,12 +264,7 @@ def test_penalize_mode_gives_minus_one_and_ends_the_game():
         env.step(first_illegal(env))  # seat 1 plays a card it does not hold
     assert all(env.terminations.values())
     assert env.rewards["player_1"] == -1.0
-    got = {}
-    for agent in env.agent_iter():
-        _, r, term, _, _ = env.last()
-        assert term
-        got[agent] = r
-        env.step(None)
+    got = last_rewards(env)
     assert got == {a: (-1.0 if a == "player_1" else 0.0) for a in env.possible_agents}
 
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 import random
 
 import pytest
+from helpers_aec import last_rewards
 from helpers_surfosaurus import (
     PLAYER_COUNTS,
     check_observations,
     check_state,
-    last_rewards,
     make_env,
     ref_from_env,
     step_both,

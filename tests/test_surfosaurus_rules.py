@@ -12,12 +12,12 @@ import random
 
 import numpy as np
 import pytest
+from helpers_aec import last_rewards
 from helpers_surfosaurus import (
     PLAYER_COUNTS,
     build_deal,
     check_observations,
     check_state,
-    last_rewards,
     make_env,
     mask_of,
     random_action,
