@@ -144,9 +144,7 @@ class Monitor(BaseCallback):
         self._start_seconds = dict(self.driver.seconds)
         self._prev_split: dict[str, float] = {}
         if self.num_timesteps == 0:  # the untrained policy: where the curve starts
-            t_eval = time.perf_counter()
             self.run_evaluation(self.cfg.eval_games, PERIODIC_SEED_OFFSET + self.cfg.seed)
-            self.eval_seconds += time.perf_counter() - t_eval
 
     def _on_rollout_start(self) -> None:
         now = time.perf_counter()
@@ -173,12 +171,12 @@ class Monitor(BaseCallback):
         if self._due(self.cfg.snapshot_every, start) and self.cfg.uses_self_play:
             self.pool.add_snapshot(self.model.policy)
             self.pool.install(self.driver)
-        t_eval = time.perf_counter()
         if self._due(self.cfg.eval_every, start):
             self.run_evaluation(self.cfg.eval_games, PERIODIC_SEED_OFFSET + self.cfg.seed)
         if self._due(self.cfg.checkpoint_every, start):
+            t_save = time.perf_counter()
             self.save_checkpoint()
-        self.eval_seconds += time.perf_counter() - t_eval
+            self.eval_seconds += time.perf_counter() - t_save
         self._log_progress()
         self._t_update = time.perf_counter()
 
@@ -208,6 +206,7 @@ class Monitor(BaseCallback):
             )
             + f" ({time.perf_counter() - t:.1f} s)"
         )
+        self.eval_seconds += time.perf_counter() - t
         return rows
 
     def save_checkpoint(self) -> None:
