@@ -188,12 +188,12 @@ def frozen_copy(policy):
     """A copy of an SB3 policy with the same weights, in eval mode and without gradients:
     later training of `policy` does not change it. (A plain deepcopy fails on a policy that
     has just trained: its action distribution holds tensors of the autograd graph.)"""
-    copy = type(policy)(**policy._get_constructor_parameters())
-    copy.load_state_dict(policy.state_dict())
-    copy.set_training_mode(False)
-    for p in copy.parameters():
+    frozen = type(policy)(**policy._get_constructor_parameters())
+    frozen.load_state_dict(policy.state_dict())
+    frozen.set_training_mode(False)
+    for p in frozen.parameters():
         p.requires_grad_(False)
-    return copy
+    return frozen
 
 
 class PolicyAgent(Agent):

@@ -37,10 +37,17 @@ def opponent_agents(
             f"{env_id} with {num_players} players needs {num_players - 1} opponents, "
             f"got {len(opponents)}"
         )
-    base = 0 if seed is None else seed
+    return build_agents(opponents, env_id, seed, config)
+
+
+def build_agents(
+    specs: Sequence[str | Agent], env_id: str, seed: int | None, config: dict
+) -> list[Agent]:
+    """The agents of `specs`, the k-th seeded with `seed + 1000 + k` (unseeded without a
+    seed)."""
     return [
-        make_agent(spec, env_id, seed=None if seed is None else base + 1000 + k, **config)
-        for k, spec in enumerate(opponents)
+        make_agent(spec, env_id, seed=None if seed is None else seed + 1000 + k, **config)
+        for k, spec in enumerate(specs)
     ]
 
 
@@ -122,12 +129,7 @@ class LearnerSeats:
             agents = opponent_agents(opponents, env_id, game.num_players, seed, game.config)
         else:
             specs = [opponents] if isinstance(opponents, (str, Agent)) else list(opponents)
-            agents = [
-                make_agent(
-                    spec, env_id, seed=None if seed is None else seed + 1000 + k, **game.config
-                )
-                for k, spec in enumerate(specs)
-            ]
+            agents = build_agents(specs, env_id, seed, game.config)
         return cls(venv, agents, seat, pool_weights, seed)
 
     def spaces(self) -> tuple[gymnasium.spaces.Box, LegalDiscrete]:
