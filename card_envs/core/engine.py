@@ -45,6 +45,9 @@ class Game:
     env_id: ClassVar[str]
     title: ClassVar[str]
     options: ClassVar[dict[str, Option]]
+    # configs the conformance suite (`card_envs.testing`) runs: every player count and every
+    # option value that changes the observation or the rules
+    test_configs: ClassVar[tuple[dict[str, Any], ...]]
     # numba kernels with the signatures above
     engine: ClassVar[ModuleType]  # the kernels: reset, step, observe, legal, outcome
     batched: ClassVar[ModuleType]  # batch_reset, batch_step

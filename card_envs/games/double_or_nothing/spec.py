@@ -90,6 +90,12 @@ class DoubleOrNothing(Game):
     }
     engine = k
     batched = batched
+    test_configs = (
+        dict(stage=1),
+        dict(stage=2, first_leader=1),
+        dict(stage=3, reward="zero_sum"),
+        dict(stage=1, max_turns=40),  # most games truncated
+    )
     num_actions = k.NUM_RANGES + 1
     obs_size = k.OBS_SIZE
 

@@ -66,6 +66,10 @@ class NoThanks(Game):
     }
     engine = k
     batched = batched
+    test_configs = (
+        *(dict(num_players=n, public_tokens=p) for n in range(3, 8) for p in (False, True)),
+        dict(num_players=4, reward="score"),
+    )
     state_size = k.STATE_SIZE
     num_actions = 2
 

@@ -99,6 +99,11 @@ class Surfosaurus(Game):
     }
     engine = k
     batched = batched
+    test_configs = (
+        *(dict(num_players=n, hints=h) for n in range(2, 7) for h in (False, True)),
+        dict(num_players=3, reward="score"),
+        dict(num_players=4, points=(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)),
+    )
     state_size = k.STATE_SIZE
     num_actions = k.NUM_CARDS
 
