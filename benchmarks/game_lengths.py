@@ -2,9 +2,10 @@
 
     python -m benchmarks.game_lengths [--games 2000]
 
-Plays seat-rotated games between built-in agents on the batched engine and prints, per
-line-up, the mean / 99th percentile / longest game in actions and the share of games that
-were truncated (for games that have a cap, such as Double or Nothing's max_turns).
+Plays seat-rotated games between built-in agents (`card_envs.evaluation.evaluate`, on all
+cores) and prints, per line-up, the mean / 99th percentile / longest game in actions and the
+share of games that were truncated (for games that have a cap, such as Double or Nothing's
+max_turns).
 """
 
 from __future__ import annotations
@@ -13,13 +14,11 @@ import argparse
 
 import numpy as np
 
-import card_envs
-from agents import make_agent
-from card_envs.arena import play
+from card_envs.evaluation import evaluate
 
 LINEUPS: list[tuple[str, dict, list[str]]] = [
     ("no_thanks_v0", {}, ["heuristic", "random", "random"]),
-    ("surfosaurus_max_v0", {"num_players": 4}, ["heuristic", "random", "random", "random"]),
+    ("surfosaurus_max_v0", {}, ["heuristic", "random", "random", "random"]),
     *(
         ("double_or_nothing_v0", {"stage": g}, pair)
         for g in (1, 2, 4)
@@ -36,12 +35,9 @@ def main(argv: list[str] | None = None) -> None:
     print("| env | config | agents | mean | p99 | max | truncated |")
     print("|---|---|---|---:|---:|---:|---:|")
     for env_id, config, specs in LINEUPS:
-        config = {"num_players": len(specs), **config}
-        venv = card_envs.make_vec(env_id, 256, **config)
-        agents = [make_agent(s, env_id, seed=args.seed + i, **config) for i, s in enumerate(specs)]
-        res = play(venv, agents, args.games, seed=args.seed)
+        res = evaluate(env_id, specs, args.games, args.seed, progress=False, **config).results
         truncated = res.truncated.mean() * 100
-        shown = {k: v for k, v in config.items() if k != "num_players"} or "default"
+        shown = config or "default"
         print(
             f"| {env_id} | {shown} | {','.join(specs)} | {res.lengths.mean():.0f} "
             f"| {np.percentile(res.lengths, 99):.0f} | {res.lengths.max()} | {truncated:.2f}% |"

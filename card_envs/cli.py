@@ -6,11 +6,13 @@ import argparse
 import ast
 import sys
 import time
+import warnings
+from typing import TYPE_CHECKING
 
-import numpy as np
+from card_envs.registry import env_ids
 
-from card_envs.arena import play
-from card_envs.registry import env_ids, make_vec
+if TYPE_CHECKING:
+    from card_envs.evaluation import Evaluation
 
 
 def _parse_config(pairs: list[str]) -> dict:
@@ -26,43 +28,11 @@ def _parse_config(pairs: list[str]) -> dict:
     return config
 
 
-def _mean_ci(x: np.ndarray) -> str:
-    half = 1.96 * x.std(ddof=1) / np.sqrt(len(x)) if len(x) > 1 else float("nan")
-    return f"{x.mean():8.3f} ± {half:.3f}"
-
-
-def cmd_play(args: argparse.Namespace) -> None:
-    from agents import make_agent
-
-    config = _parse_config(args.config)
-    if "num_players" not in config:
-        config["num_players"] = len(args.agents)
-    venv = make_vec(args.env_id, args.num_envs, seed=args.seed, **config)
-    agents = [
-        make_agent(spec, args.env_id, seed=args.seed + k, **config)
-        for k, spec in enumerate(args.agents)
-    ]
-    start = time.perf_counter()
-    res = play(venv, agents, args.games, seed=args.seed)
-    secs = time.perf_counter() - start
-    print(f"{args.env_id} {config}: {args.games} games, seats rotated, seed {args.seed}")
-    print(f"{'#':>4} {'agent':<12} {'win rate (95% CI)':>20} {'reward':>18} {'score':>20}")
-    for a, spec in enumerate(args.agents):
-        print(
-            f"{a:>4} {spec:<12} {_mean_ci(res.per_agent(res.win_share, a)):>20}"
-            f" {_mean_ci(res.per_agent(res.rewards, a)):>18}"
-            f" {_mean_ci(res.per_agent(res.scores, a)):>20}"
-        )
-    steps = int(res.lengths.sum())
-    print(f"{steps} steps in {secs:.2f} s ({steps / secs:,.0f} steps/s, incl. agents)")
-
-
-def cmd_evaluate(args: argparse.Namespace) -> None:
-    import warnings
-
+def _evaluate(args: argparse.Namespace, workers: int | None, **kwargs) -> Evaluation:
+    """Run `evaluate` for `play` / `evaluate`, its warnings printed as notes, and print the
+    table."""
     from card_envs.evaluation import evaluate
 
-    config = _parse_config(args.config)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         ev = evaluate(
@@ -70,13 +40,25 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
             args.agents,
             games=args.games,
             seed=args.seed,
-            workers=args.workers,
+            workers=workers,
             progress=not args.no_progress,
-            **config,
+            **kwargs,
+            **_parse_config(args.config),
         )
     for w in caught:
         print(f"note: {w.message}")
     print(ev.table())
+    return ev
+
+
+def cmd_play(args: argparse.Namespace) -> None:
+    ev = _evaluate(args, workers=1, chunk_games=args.num_envs)
+    steps = int(ev.results.lengths.sum())
+    print(f"{steps} steps in {ev.seconds:.2f} s ({steps / ev.seconds:,.0f} steps/s, incl. agents)")
+
+
+def cmd_evaluate(args: argparse.Namespace) -> None:
+    ev = _evaluate(args, workers=args.workers)
     print(f"{ev.games} games in {ev.seconds:.2f} s")
 
 
@@ -192,34 +174,30 @@ def _specs(text: str) -> list[str]:
 AGENT_HELP = "comma-separated agent specs: random, heuristic, computer, ppo, ppo:path.zip"
 
 
+def _lineup_parser(sub, name: str, help: str) -> argparse.ArgumentParser:
+    """A parser for `play` or `evaluate`: both take one line-up of agents."""
+    p = sub.add_parser(name, help=help)
+    p.add_argument("env_id", help=f"one of {env_ids()}")
+    p.add_argument("--agents", type=_specs, required=True, help=AGENT_HELP + ", one per seat")
+    p.add_argument("--games", type=_positive_int, default=1000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--config", nargs="*", default=[], help="env options as key=value")
+    return p
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="card-envs", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="list the env ids")
-    p = sub.add_parser("play", help="headless games between built-in agents, results table")
-    p.add_argument("env_id", help=f"one of {env_ids()}")
-    p.add_argument(
-        "--agents",
-        type=lambda s: s.split(","),
-        required=True,
-        help="comma-separated agent specs, one per seat (random, heuristic)",
+    p = _lineup_parser(
+        sub, "play", "seat-rotated games between agents in this process: results and steps/s"
     )
-    p.add_argument("--games", type=int, default=1000)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--num-envs", type=int, default=256, help="instances stepped together")
-    p.add_argument("--config", nargs="*", default=[], help="env options as key=value")
-
-    e = sub.add_parser(
-        "evaluate",
-        help="seat-balanced evaluation with confidence intervals, on all cores",
+    p.add_argument("--num-envs", type=_positive_int, default=256, help="instances stepped together")
+    e = _lineup_parser(
+        sub, "evaluate", "seat-balanced evaluation with confidence intervals, on all cores"
     )
-    e.add_argument("env_id", help=f"one of {env_ids()}")
-    e.add_argument("--agents", type=_specs, required=True, help=AGENT_HELP + ", one per seat")
-    e.add_argument("--games", type=_positive_int, default=1000)
-    e.add_argument("--seed", type=int, default=0)
     e.add_argument("--workers", type=_positive_int, default=None, help="default: all cores")
-    e.add_argument("--no-progress", action="store_true", help="no progress bar")
-    e.add_argument("--config", nargs="*", default=[], help="env options as key=value")
 
     t = sub.add_parser(
         "tournament",

@@ -1,5 +1,8 @@
 """Seat-balanced evaluation of agents, reproducible whatever the number of workers.
 
+This is the one way games between agents are played in batch: `evaluate`, the tournaments,
+`card-envs play` and the benchmarks all play their games with `play_chunk`.
+
 `evaluate(env_id, agents, games, seed)` plays `games` games between the agents (one per
 seat) and reports, per agent in the order given, its win rate, mean reward and mean score,
 each with a confidence interval.
@@ -47,7 +50,7 @@ import signal
 import sys
 import time
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from statistics import NormalDist
 from typing import Any
@@ -55,7 +58,6 @@ from typing import Any
 import numpy as np
 
 from agents import Agent, make_agent
-from card_envs.arena import Results
 from card_envs.core.batched import SKIP
 from card_envs.registry import make_game, make_vec
 
@@ -129,14 +131,19 @@ def derive_seed(seed: int, *key: int) -> int:
 
 # --- one chunk of games -------------------------------------------------------------------
 @dataclass
-class GameBatch(Results):
+class GameBatch:
     """Finished games, one row per game, in the order they were scheduled.
 
-    `agent_of_seat[g, s]` is the index (into the field of agents) of the agent in seat s.
     Game g was dealt exactly as an AEC env `reset(seed=seeds[g])` deals; `actions[g]`, when
     recorded, are its actions in order (replaying them reproduces the game).
     """
 
+    agent_of_seat: np.ndarray  # (games, num_players) field index of the agent in each seat
+    rewards: np.ndarray  # (games, num_players) total reward of each seat
+    scores: np.ndarray  # (games, num_players) final game score of each seat
+    win_share: np.ndarray  # (games, num_players) 1/k for each of k tied winners, else 0
+    lengths: np.ndarray  # (games,) actions taken
+    truncated: np.ndarray  # (games,) whether the game was cut short by a cap
     seeds: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     actions: list[list[int]] | None = None
 
@@ -411,7 +418,7 @@ def _half(ci: tuple[float, float]) -> str:
 
 
 def agent_stats(
-    name: str, spec: str, results: Results, agent: int, n: int, confidence: float
+    name: str, spec: str, results: GameBatch, agent: int, n: int, confidence: float
 ) -> AgentStats:
     """Statistics of field agent `agent` over the games it played in `results`."""
     mask = results.agent_of_seat == agent
@@ -435,18 +442,12 @@ def agent_stats(
 
 
 def _drive(
-    chunks: Sequence[Chunk],
-    workers: int | None,
-    progress: bool,
-    desc: str,
-    on_batch: Callable[[int, GameBatch], None] | None = None,
+    chunks: Sequence[Chunk], workers: int | None, progress: bool, desc: str
 ) -> list[GameBatch]:
     out: list[GameBatch | None] = [None] * len(chunks)
     with progress_bar(sum(c.num_games for c in chunks), desc, progress) as bar:
         for i, batch in run_chunks(chunks, workers):
             out[i] = batch
-            if on_batch is not None:
-                on_batch(i, batch)
             bar.update(chunks[i].num_games)
     return out  # type: ignore[return-value]
 

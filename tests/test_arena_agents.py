@@ -1,11 +1,11 @@
-"""Agents and the seat-rotating arena."""
+"""Agents, and agents playing each other in batch (card_envs.evaluation)."""
 
 import numpy as np
 import pytest
 
 import card_envs
 from agents import Agent, HeuristicAgent, RandomAgent, make_agent
-from card_envs.arena import play
+from card_envs.evaluation import evaluate
 
 
 def test_random_agent_is_uniform_over_legal_actions():
@@ -45,18 +45,22 @@ def test_heuristic_takes_a_card_that_extends_a_run_and_refuses_a_costly_one():
 
 
 def test_win_shares_follow_the_lowest_score_and_equal_win_rewards():
-    venv = card_envs.make_vec("no_thanks_v0", 16)
-    res = play(venv, [RandomAgent(k) for k in range(3)], 200, seed=2)
+    field = [RandomAgent(k) for k in range(3)]
+    res = evaluate("no_thanks_v0", field, 201, seed=2, workers=1, progress=False).results
     best = res.scores == res.scores.min(axis=1, keepdims=True)
     np.testing.assert_allclose(res.win_share, best / best.sum(axis=1, keepdims=True))
     np.testing.assert_allclose(res.win_share, res.rewards)  # reward="win" pays the win share
 
 
 class _Recorder(Agent):
-    """Plays the first legal action and remembers every batch size it was asked for."""
+    """Plays the first legal action and remembers every batch size it was asked for (not
+    copied into chunks, so the test sees what it was asked)."""
 
     def __init__(self):
         self.batches = []
+
+    def __deepcopy__(self, memo):
+        return self
 
     def act_batch(self, observations, masks):
         self.batches.append(len(observations))
@@ -64,32 +68,37 @@ class _Recorder(Agent):
 
 
 @pytest.mark.parametrize("num_players", [3, 4, 7])
-def test_play_rotates_seats_evenly_and_asks_in_batches(num_players):
+def test_seats_rotate_evenly_and_agents_are_asked_in_batches(num_players):
     rec = _Recorder()
-    agents = [rec] + [RandomAgent(k) for k in range(num_players - 1)]
+    field = [rec] + [RandomAgent(k) for k in range(num_players - 1)]
     games = 4 * num_players
-    venv = card_envs.make_vec("no_thanks_v0", 8, num_players=num_players)
-    res = play(venv, agents, games, seed=5)
+    res = evaluate(
+        "no_thanks_v0", field, games, seed=5, workers=1, progress=False, chunk_games=8
+    ).results
     for a in range(num_players):
         seats = np.nonzero(res.agent_of_seat == a)[1]
         assert np.array_equal(np.bincount(seats, minlength=num_players), [4] * num_players)
     assert max(rec.batches) > 1
     assert np.allclose(res.win_share.sum(axis=1), 1)
-    assert np.all(res.lengths >= 24)
+    assert np.all(res.lengths >= 24)  # every one of the 24 cards turned up was taken
 
 
-def test_play_is_deterministic_and_heuristic_beats_random():
+def test_games_are_deterministic_and_heuristic_beats_random():
     def run():
-        venv = card_envs.make_vec("no_thanks_v0", 64)
-        agents = [make_agent("heuristic", "no_thanks_v0")] + [RandomAgent(1), RandomAgent(2)]
-        return play(venv, agents, 300, seed=11)
+        field = ["heuristic", "random", "random"]
+        return evaluate("no_thanks_v0", field, 300, seed=11, workers=1, progress=False)
 
     a, b = run(), run()
-    assert np.array_equal(a.scores, b.scores) and np.array_equal(a.lengths, b.lengths)
-    assert a.per_agent(a.win_share, 0).mean() > 0.8
+    assert np.array_equal(a.results.scores, b.results.scores)
+    assert np.array_equal(a.results.lengths, b.results.lengths)
+    assert a[0].win_rate > 0.8
 
 
-def test_play_checks_agent_count():
-    venv = card_envs.make_vec("no_thanks_v0", 4)
-    with pytest.raises(ValueError, match="3 agents"):
-        play(venv, [RandomAgent(0)], 10)
+def test_truncated_games_are_counted_and_stop_at_the_cap():
+    # Double or Nothing, stage 1, truncated after 40 actions: random play rarely ends sooner
+    ev = evaluate("double_or_nothing_v0", ["random", "random"], 40, seed=1, workers=1,
+                  progress=False, stage=1, max_turns=40)  # fmt: skip
+    res = ev.results
+    assert 0 < ev.truncated == res.truncated.sum() < 40
+    assert (res.lengths[res.truncated] == 40).all() and (res.lengths[~res.truncated] < 40).all()
+    assert f"({ev.truncated} truncated)" in ev.table().splitlines()[0]

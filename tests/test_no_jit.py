@@ -8,7 +8,7 @@ import sys
 SCRIPT = """
 import json, numpy as np, card_envs
 from agents import RandomAgent
-from card_envs.arena import play
+from card_envs.evaluation import evaluate
 out = []
 env = card_envs.make("no_thanks_v0", num_players=4, public_tokens=True)
 env.reset(seed=7)
@@ -17,8 +17,8 @@ for agent in env.agent_iter():
     env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[-1]))
     if env.agents:
         out.append(env.state_dict())
-venv = card_envs.make_vec("no_thanks_v0", 3, num_players=3)
-res = play(venv, [RandomAgent(0), RandomAgent(1), RandomAgent(2)], 6, seed=3)
+agents = [RandomAgent(0), RandomAgent(1), RandomAgent(2)]
+res = evaluate("no_thanks_v0", agents, 6, seed=3, workers=1, progress=False, chunk_games=3).results
 out.append(res.scores.tolist())
 print(json.dumps(out))
 """
