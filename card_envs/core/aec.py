@@ -148,8 +148,12 @@ class CardEnv(AECEnv):
         self.rewards[agent] = -1.0
         self.infos[agent]["illegal_move"] = True
         self._row[layout.STATUS] = layout.TERMINATED
+        # as PettingZoo's TerminateIllegalWrapper: everyone terminated and truncated, and the
+        # dead steps start from the first agent
         self.terminations = {name: True for name in self.agents}
+        self.truncations = {name: True for name in self.agents}
         self._accumulate_rewards()
+        self._deads_step_first()
         return None
 
     def _finish(self, status: int) -> None:
