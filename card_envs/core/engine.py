@@ -11,6 +11,13 @@ plus a little Python for config, inspection and text. The kernels, all `@njit(ca
 - `outcome(row, scores, wins)`: each seat's game score as the rules count it, and its share
   of the win (1/k for each of k tied winners, by the game's own ranking and tie-breakers),
   into two float64 vectors.
+- `check_invariants(row) -> int`: 0 when the row obeys the game's conservation laws (every
+  card in exactly one place, tokens and points conserved, counters in range), else the index
+  of the broken law in the module's `INVARIANT_ERRORS` tuple of messages. The conformance
+  suite and the soak call it after every step.
+- `resample_hidden(row, seat)`: redraw in place, from the row's own PRNG, everything `seat`
+  cannot see, keeping the row consistent with everything `seat` has seen (a determinisation
+  for search; `Game.resample_hidden` wraps it with a fresh seed).
 - `batch_reset(buffers)` / `batch_step(buffers, actions)`: the four kernels above bound to
   `core.batched.reset_all` / `step_all` in the game's `batched.py` (two one-line cached
   wrappers; referring to the kernels as module attributes keeps them cacheable).
@@ -48,6 +55,10 @@ class Game:
     # configs the conformance suite (`card_envs.testing`) runs: every player count and every
     # option value that changes the observation or the rules
     test_configs: ClassVar[tuple[dict[str, Any], ...]]
+    # information structure, as OpenSpiel's GameType declares it: some cards are unseen by a
+    # seat (a deck, removed cards), and other seats hold private cards (a hand)
+    hidden_cards: ClassVar[bool] = True
+    private_hands: ClassVar[bool] = True
     # numba kernels with the signatures above
     engine: ClassVar[ModuleType]  # the kernels: reset, step, observe, legal, outcome
     batched: ClassVar[ModuleType]  # batch_reset, batch_step
@@ -79,6 +90,10 @@ class Game:
     def check_config(self, config: dict) -> None:
         """Cross-option checks a single Option cannot express."""
 
+    def reward_range(self) -> tuple[float, float]:
+        """Lowest and highest reward one step can give (-1 for an illegal action included)."""
+        raise NotImplementedError
+
     def obs_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """Lowest and highest value of every observation slot."""
         raise NotImplementedError
@@ -98,6 +113,19 @@ class Game:
         if seed is not None:
             rng.seed_row(row, seed)
         type(self).reset_kernel(row)
+
+    def invariant_error(self, row: np.ndarray) -> str | None:
+        """The broken conservation law of `row` in words, or None when all hold."""
+        code = int(self.engine.check_invariants(row))
+        return self.engine.INVARIANT_ERRORS[code] if code else None
+
+    def resample_hidden(self, row: np.ndarray, seat: int, seed: int) -> np.ndarray:
+        """A new row, equally possible from `seat`'s point of view, with everything `seat`
+        cannot see redrawn; its PRNG (future chance) is seeded from `seed`."""
+        new = row.copy()
+        rng.seed_row(new, seed)
+        self.engine.resample_hidden(new, seat)
+        return new
 
     # --- Python-side views ------------------------------------------------------------------
     def state_dict(self, row: np.ndarray) -> dict:

@@ -112,6 +112,9 @@ class DoubleOrNothing(Game):
         row[k.CFG_MAX_TURNS] = self.config["max_turns"] * int(k.scale(self.stage))
         row[k.CAP] = int(k.total_cards(self.stage))
 
+    def reward_range(self) -> tuple[float, float]:
+        return -1.0, 1.0
+
     def obs_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         high = np.ones(self.obs_size, dtype=np.float32)
         all_cards = int(k.total_cards(1))  # counts are scaled to stage 1

@@ -136,3 +136,65 @@ def observe(row, seat, out):
             out[pos] = row[TOKENS + (seat + k) % n]
             pos += 1
     out[pos] = NUM_PLAYED - row[NEXT]
+
+
+# --- conformance hooks ------------------------------------------------------------------------
+INVARIANT_ERRORS = (
+    "",
+    "the deck slots are not a permutation of the cards 3..35",
+    "the card on offer is not the last card turned up",
+    "the seats' cards are not exactly the cards taken so far",
+    "tokens are negative or not conserved",
+    "a counter is out of range",
+)
+
+
+@njit(cache=True)
+def check_invariants(row):
+    """0 when the row obeys the conservation laws, else the index of the broken one in
+    INVARIANT_ERRORS."""
+    n = row[layout.NUM_PLAYERS]
+    nxt = row[NEXT]
+    running = row[layout.STATUS] == layout.RUNNING
+    if not (
+        1 <= nxt <= NUM_PLAYED
+        and 0 <= row[layout.PLAYER] < n
+        and (running or row[layout.STATUS] == layout.TERMINATED)
+    ):
+        return 5
+    seen = np.int64(0)
+    for j in range(NUM_CARDS):
+        c = row[DECK + j]
+        if c < LOW_CARD or c > HIGH_CARD or (seen >> c) & 1:
+            return 1
+        seen |= np.int64(1) << c
+    if row[CARD] != (row[DECK + nxt - 1] if running else 0):
+        return 2
+    taken = np.int64(0)
+    for j in range(nxt - 1 if running else NUM_PLAYED):
+        taken |= np.int64(1) << row[DECK + j]
+    union = np.int64(0)
+    for p in range(MAX_PLAYERS):
+        mask = row[CARDS + p]
+        if union & mask or (p >= n and mask):
+            return 3
+        union |= mask
+    if union != taken:
+        return 3
+    total = row[POT]
+    for p in range(MAX_PLAYERS):
+        t = row[TOKENS + p]
+        if t < 0 or (p >= n and t):
+            return 4
+        total += t
+    if row[POT] < 0 or total != n * starting_tokens(n):
+        return 4
+    return 0
+
+
+@njit(cache=True)
+def resample_hidden(row, seat):
+    """Redraw what `seat` cannot know, from the row's PRNG: which of the unseen cards are still
+    to come (and their order) and which were removed. Token counts stay: every pass and take
+    is public, so a player who remembers the game knows them even when they are not shown."""
+    shuffle_slice(row, DECK + row[NEXT], DECK + NUM_CARDS)

@@ -70,6 +70,7 @@ class NoThanks(Game):
         *(dict(num_players=n, public_tokens=p) for n in range(3, 8) for p in (False, True)),
         dict(num_players=4, reward="score"),
     )
+    private_hands = False  # hidden: the deck; token counts follow from the public plays
     state_size = k.STATE_SIZE
     num_actions = 2
 
@@ -81,6 +82,12 @@ class NoThanks(Game):
         row[layout.NUM_PLAYERS] = self.num_players
         row[k.CFG_PUBLIC_TOKENS] = int(self.config["public_tokens"])
         row[k.CFG_REWARD] = k.REWARD_WIN if self.config["reward"] == "win" else k.REWARD_SCORE
+
+    def reward_range(self) -> tuple[float, float]:
+        if self.config["reward"] == "win":
+            return -1.0, 1.0
+        all_cards = sum(range(k.LOW_CARD, k.HIGH_CARD + 1))  # minus the score: cards - tokens
+        return -float(all_cards), float(self.num_players * k.starting_tokens(self.num_players))
 
     def obs_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         n = self.num_players

@@ -12,7 +12,7 @@ from numba import njit
 from card_envs.core import layout
 from card_envs.core.combos import FULL, HALF, NUM_VALUES, combo_flags
 from card_envs.core.rewards import share_win
-from card_envs.core.rng import shuffle_slice
+from card_envs.core.rng import below, shuffle_slice
 
 MAX_PLAYERS = 6
 NUM_CARDS = 84
@@ -256,3 +256,88 @@ def observe(row, seat, out):
     out[base + 2 + n] = NUM_CARDS - row[DRAW]
     if row[CFG_HINTS]:
         write_gains(row, seat, out[base + 3 + n :])
+
+
+# --- conformance hooks ------------------------------------------------------------------------
+INVARIANT_ERRORS = (
+    "",
+    "a card is not in exactly one place (removed, hand, display, out of play or pile)",
+    "a counter is out of range",
+    "a score is negative or more cards were collected than left play",
+)
+
+
+@njit(cache=True)
+def check_invariants(row):
+    """0 when the row obeys the conservation laws, else the index of the broken one in
+    INVARIANT_ERRORS."""
+    n = row[layout.NUM_PLAYERS]
+    running = row[layout.STATUS] == layout.RUNNING
+    plays, rounds = n * plays_per_round(n), total_rounds(n)
+    if running:
+        position = row[ROUND] < rounds and row[PLAY] < plays
+        position = position and row[layout.PLAYER] == (row[START] + row[PLAY]) % n
+    else:
+        position = row[layout.STATUS] == layout.TERMINATED and row[ROUND] == rounds
+    ok = (
+        position
+        and removed_cards(n) <= row[DRAW] <= NUM_CARDS
+        and 0 <= row[DISP_N] <= MAX_DISPLAY
+        and 0 <= row[PLAY] <= plays
+        and 0 <= row[START] < n
+    )
+    if not ok:
+        return 2
+    places = np.zeros(NUM_CARDS, dtype=np.int64)
+    for j in range(NUM_CARDS):
+        c = row[DECK + j]
+        if c < 0 or c >= NUM_CARDS:
+            return 1
+        if j < removed_cards(n) or j >= row[DRAW]:
+            places[c] += 1
+    for p in range(MAX_PLAYERS):
+        for j in range(HAND_SIZE):
+            c = row[HANDS + p * HAND_SIZE + j]
+            if c >= NUM_CARDS or (c >= 0 and p >= n) or c < -1:
+                return 1
+            if c >= 0:
+                places[c] += 1
+    for i in range(row[DISP_N]):
+        places[row[DISP_CARD + i]] += 1
+        if row[DISP_SEAT + i] < DUMMY or row[DISP_SEAT + i] >= n:
+            return 2
+    out = 0
+    for c in range(NUM_CARDS):
+        places[c] += row[OUT + c]
+        out += row[OUT + c]
+        if places[c] != 1:
+            return 1
+    collected = 0
+    for p in range(MAX_PLAYERS):
+        if row[FULL_PTS + p] < 0 or row[HALF2 + p] < 0 or row[COLLECTED + p] < 0:
+            return 3
+        collected += row[COLLECTED + p]
+    return 3 if collected > out else 0
+
+
+@njit(cache=True)
+def resample_hidden(row, seat):
+    """Redraw what `seat` cannot see, from the row's PRNG: the cards of the other hands, of
+    the draw pile and of the removed stack are pooled, shuffled and dealt back into the same
+    slots. Any card can be played at any time, so nothing seen constrains them further."""
+    n = row[layout.NUM_PLAYERS]
+    slots = np.empty(NUM_CARDS, dtype=np.int64)
+    count = 0
+    for p in range(n):
+        for j in range(HAND_SIZE):
+            if p != seat and row[HANDS + p * HAND_SIZE + j] >= 0:
+                slots[count] = HANDS + p * HAND_SIZE + j
+                count += 1
+    for j in range(NUM_CARDS):
+        if j < removed_cards(n) or j >= row[DRAW]:
+            slots[count] = DECK + j
+            count += 1
+    for i in range(count - 1, 0, -1):
+        j = below(row, i + 1)
+        a, b = slots[i], slots[j]
+        row[a], row[b] = row[b], row[a]

@@ -118,6 +118,11 @@ class Surfosaurus(Game):
         row[k.CFG_POINTS : k.CFG_POINTS + combos.NUM_VALUES] = self.config["points"]
         row[k.CFG_HINTS] = int(self.config["hints"])
 
+    def reward_range(self) -> tuple[float, float]:
+        if self.config["reward"] == "win":
+            return -1.0, 1.0
+        return -1.0, float(combos.NUM_COLOURS * sum(self.config["points"]))
+
     def obs_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         n = self.num_players
         high = np.ones(self.obs_size, dtype=np.float32)
