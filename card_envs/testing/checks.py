@@ -1,0 +1,366 @@
+"""The checks every registered multi-agent env must pass, each for one env id and config.
+
+Each check raises `AssertionError` naming the env, the config and what broke; they play
+seeded random legal games, so a failure reproduces. `tests/test_conformance.py` runs them
+over `card_envs.testing.cases()`; a user who writes a sixth game can call them the same way.
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+import math
+import os
+import subprocess
+import sys
+import warnings
+from collections.abc import Iterator
+from contextlib import redirect_stdout
+from typing import Any
+
+import numpy as np
+from pettingzoo.test import api_test, render_test, seed_test
+from pettingzoo.utils.wrappers import TerminateIllegalWrapper
+
+from card_envs.core import layout
+from card_envs.core.aec import CardEnv
+from card_envs.registry import make, make_vec
+
+Config = dict[str, Any]
+
+
+def _where(env_id: str, config: Config) -> str:
+    return f"{env_id} {config}"
+
+
+def _legal(mask: np.ndarray) -> np.ndarray:
+    return np.flatnonzero(mask)
+
+
+def _random_action(env: CardEnv, rng: np.random.Generator, p_last: float = 0.0) -> int:
+    """A uniform legal action; the highest legal one with probability `p_last` (such play
+    reaches rarer masks, e.g. a No Thanks player out of tokens)."""
+    mask = env.observe(env.agent_selection)["action_mask"]
+    legal = _legal(mask)
+    assert len(legal), f"{env.game.env_id}: {env.agent_selection} is to act with an empty mask"
+    return int(legal[-1] if rng.random() < p_last else rng.choice(legal))
+
+
+def _live(env: CardEnv) -> bool:
+    return bool(env.agents) and int(env._row[layout.STATUS]) == layout.RUNNING
+
+
+def positions(
+    env_id: str, config: Config, seed: int, games: int = 2, every: int = 1, p_last: float = 0.0
+) -> Iterator[CardEnv]:
+    """The AEC env at every `every`-th live position of `games` seeded random games."""
+    env = make(env_id, **config)
+    rng = np.random.default_rng(seed)
+    for game in range(games):
+        env.reset(seed=seed + game)
+        step = 0
+        while _live(env):
+            if step % every == 0:
+                yield env
+            env.step(_random_action(env, rng, p_last))
+            step += 1
+
+
+# --- PettingZoo's own tests --------------------------------------------------------------------
+
+
+def check_pettingzoo(env_id: str, config: Config) -> None:
+    """PettingZoo's `api_test`, `seed_test` and `render_test`."""
+    with warnings.catch_warnings():
+        # api_test's hints for dict observations and non-Box spaces do not apply to masked envs
+        warnings.filterwarnings("ignore", message="Observation", category=UserWarning)
+        api_test(make(env_id, **config), num_cycles=200)
+    seed_test(lambda: make(env_id, **config), num_cycles=200)
+    with redirect_stdout(io.StringIO()):
+        render_test(lambda render_mode=None: make(env_id, render_mode=render_mode, **config))
+
+
+# --- whole games -------------------------------------------------------------------------------
+
+
+def check_games(env_id: str, config: Config, games: int = 12, seed: int = 0) -> None:
+    """Seeded random games to the end: the conservation laws hold after every step, every
+    observation is in its space, only the agent to act has a mask, rewards are finite and in
+    the game's range, and each game ends with scores and win shares in `infos`."""
+    where = _where(env_id, config)
+    env = make(env_id, **config)
+    game = env.game
+    low, high = game.reward_range()
+    rng = np.random.default_rng(seed)
+    for g in range(games):
+        env.reset(seed=seed + g)
+        wins = {}
+        steps = 0
+        for agent in env.agent_iter(max_iter=10_000_000):
+            obs, reward, term, trunc, info = env.last()
+            assert math.isfinite(reward) and low <= reward <= high, f"{where}: reward {reward}"
+            error = game.invariant_error(env._row)
+            assert error is None, f"{where}, game {g}, step {steps}: {error}"
+            for other in env.possible_agents:
+                o = env.observe(other)
+                space = env.observation_space(other)
+                assert space.contains(o), f"{where}: observation of {other} outside its space"
+                if other != agent or term or trunc:
+                    assert not o["action_mask"].any(), f"{where}: {other} has a mask"
+            if term or trunc:
+                assert {"score", "win"} <= set(info), f"{where}: infos of {agent}: {info}"
+                wins[agent] = info["win"]
+                env.step(None)
+                continue
+            assert obs["action_mask"].any(), f"{where}: {agent} to act with an empty mask"
+            env.step(_random_action(env, rng))
+            steps += 1
+        assert env.agents == [], f"{where}: game {g} did not end"
+        assert sorted(wins) == sorted(env.possible_agents), f"{where}: dead steps {wins}"
+        assert math.isclose(sum(wins.values()), 1.0), f"{where}: win shares {wins}"
+        assert steps == int(env._row[layout.TURN]), f"{where}: turn counter"
+
+
+def check_batched_matches_aec(env_id: str, config: Config, seed: int = 500) -> None:
+    """Instance i of a seeded batched env plays the games of an AEC env reset with seed + i
+    (then reset without a seed): same rows, observations, masks, rewards, ends and results."""
+    where = _where(env_id, config)
+    num_envs, games_wanted = 3, 2
+    vec = make_vec(env_id, num_envs, seed=seed, **config)
+    obs, masks = vec.reset()
+    aecs = [make(env_id, **config) for _ in range(num_envs)]
+    for i, env in enumerate(aecs):
+        env.reset(seed=seed + i)
+    rng = np.random.default_rng(seed)
+    games = [0] * num_envs
+
+    def compare(i: int) -> None:
+        env = aecs[i]
+        assert env.agent_selection == f"player_{vec.current_player[i]}", f"{where}: seat"
+        o = env.observe(env.agent_selection)
+        np.testing.assert_array_equal(vec.states[i], env._row, err_msg=f"{where}: row {i}")
+        np.testing.assert_array_equal(obs[i], o["observation"], err_msg=where)
+        np.testing.assert_array_equal(masks[i], o["action_mask"], err_msg=where)
+
+    for i in range(num_envs):
+        compare(i)
+    while min(games) < games_wanted:
+        actions = np.array([rng.choice(_legal(m)) for m in masks])
+        obs, masks, rewards, terminated, truncated = vec.step(actions)
+        for i, env in enumerate(aecs):
+            env.step(int(actions[i]))
+            expected = np.array([env.rewards[a] for a in env.possible_agents], np.float32)
+            np.testing.assert_array_equal(rewards[i], expected, err_msg=f"{where}: rewards")
+            assert bool(terminated[i]) == all(env.terminations.values()), where
+            assert bool(truncated[i]) == all(env.truncations.values()), where
+            if terminated[i] or truncated[i]:
+                games[i] += 1
+                for seat, agent in enumerate(env.possible_agents):
+                    assert vec.final_scores[i, seat] == env.infos[agent]["score"], where
+                    assert vec.final_wins[i, seat] == env.infos[agent]["win"], where
+                    np.testing.assert_array_equal(
+                        vec.final_observations[i, seat], env.observe(agent)["observation"]
+                    )
+                env.reset()  # no seed: continues the stream, like the auto-reset
+            compare(i)
+
+
+# --- actions -----------------------------------------------------------------------------------
+
+
+def check_actions(env_id: str, config: Config, seed: int = 7) -> None:
+    """At every position of a few games, every masked-in action is accepted and every
+    masked-out or out-of-range one is refused with a ValueError naming it, changing nothing."""
+    where = _where(env_id, config)
+    for env in positions(env_id, config, seed, games=1, every=3):
+        mask = env.observe(env.agent_selection)["action_mask"]
+        row = env._row.copy()
+        for a in _legal(mask):
+            twin = copy.deepcopy(env)
+            twin.step(int(a))
+            assert twin.game.invariant_error(twin._row) is None, f"{where}: after {a}"
+        n = env.game.num_actions
+        for a in [*np.flatnonzero(mask == 0)[:5].tolist(), -1, n, n + 7]:
+            try:
+                env.step(a)
+            except ValueError as err:
+                assert str(a) in str(err), f"{where}: error for action {a} does not name it"
+            else:
+                raise AssertionError(f"{where}: action {a} outside the mask was accepted")
+            np.testing.assert_array_equal(env._row, row, err_msg=f"{where}: refused {a}")
+
+
+def check_penalize(env_id: str, config: Config, seed: int = 3) -> None:
+    """`illegal_action="penalize"` behaves as PettingZoo's TerminateIllegalWrapper around the
+    raising env: the same rewards, terminations, truncations and dead-step order."""
+    where = _where(env_id, config)
+    for env in positions(env_id, config, seed, games=5, p_last=0.8):
+        illegal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"] == 0)
+        if not len(illegal):
+            continue
+        ours = copy.deepcopy(env)
+        ours.illegal_action = "penalize"
+        theirs = TerminateIllegalWrapper(copy.deepcopy(env), illegal_reward=-1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ours.step(int(illegal[0]))
+            theirs.step(int(illegal[0]))
+        got, want = _dead_steps(ours), _dead_steps(theirs)
+        assert got == want, f"{where}: penalize gave {got}, PettingZoo's wrapper {want}"
+        return
+    raise AssertionError(f"{where}: no position with an illegal action was found")
+
+
+def _dead_steps(env) -> list[tuple]:
+    """(agent, reward, terminated, truncated) of each dead step to the end."""
+    out = []
+    for agent in env.agent_iter():
+        out.append((agent, *env.last()[1:4]))
+        env.step(None)
+    return out
+
+
+# --- inspection --------------------------------------------------------------------------------
+
+
+def check_state_dict(env_id: str, config: Config, seed: int = 11) -> None:
+    """`state_dict()` is JSON-serialisable with the same keys all game long, and a copy."""
+    where = _where(env_id, config)
+    keys = None
+    for env in positions(env_id, config, seed, games=1):
+        s = env.state_dict()
+        assert json.loads(json.dumps(s)) == s, f"{where}: state_dict is not plain JSON"
+        keys = keys or set(s)
+        assert set(s) == keys, f"{where}: state_dict keys changed"
+        assert s["num_players"] == env.num_agents and s["done"] is False, where
+        assert s["current_player"] == int(env.agent_selection.split("_")[1]), where
+
+
+def check_render(env_id: str, config: Config, seed: int = 5) -> None:
+    """ansi returns text at every step, human prints it, no mode warns and returns None."""
+    where = _where(env_id, config)
+    text_env = make(env_id, render_mode="ansi", **config)
+    human = make(env_id, render_mode="human", **config)
+    plain = make(env_id, **config)
+    rng = np.random.default_rng(seed)
+    for env in (text_env, human, plain):
+        env.reset(seed=seed)
+    while _live(text_env):
+        text = text_env.render()
+        assert isinstance(text, str) and text.strip(), f"{where}: ansi render {text!r}"
+        out = io.StringIO()
+        with redirect_stdout(out):
+            assert human.render() is None
+        assert out.getvalue().strip() == text, f"{where}: human render differs from ansi"
+        action = _random_action(text_env, rng)
+        with redirect_stdout(io.StringIO()):
+            for env in (text_env, human, plain):
+                env.step(action)
+    assert isinstance(text_env.render(), str), f"{where}: no text at the end"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert plain.render() is None
+    assert any("render_mode" in str(w.message) for w in caught), f"{where}: no warning"
+
+
+# --- hidden information ------------------------------------------------------------------------
+
+
+def check_hidden_information(env_id: str, config: Config, seed: int = 21) -> None:
+    """`resample_hidden(row, seat)` changes nothing `seat` can see (observation, and mask when
+    it is to act), keeps the conservation laws, redraws something in most positions (the other
+    seats' observations too when they hold private cards), and the new row plays on to the
+    end; so an observation never depends on what its seat cannot see."""
+    where = _where(env_id, config)
+    checked = redrawn = others_changed = 0
+    rng = np.random.default_rng(seed)
+    for env in positions(env_id, config, seed, games=2, every=4):
+        game, row = env.game, env._row
+        to_act = int(row[layout.PLAYER])
+        for seat in range(game.num_players):
+            new = game.resample_hidden(row, seat, int(rng.integers(1 << 62)))
+            assert game.invariant_error(new) is None, f"{where}: {game.invariant_error(new)}"
+            before, after = _observe(env, row, seat), _observe(env, new, seat)
+            np.testing.assert_array_equal(after, before, err_msg=f"{where}: seat {seat} sees it")
+            if seat == to_act:
+                np.testing.assert_array_equal(_mask(env, new), _mask(env, row), err_msg=where)
+            hidden = np.ones(len(row), bool)
+            hidden[layout.RNG : layout.RNG + 4] = False
+            redrawn += bool((new[hidden] != row[hidden]).any())
+            others_changed += any(
+                (_observe(env, new, q) != _observe(env, row, q)).any()
+                for q in range(game.num_players)
+                if q != seat
+            )
+            checked += 1
+        _play_out(env, game.resample_hidden(row, to_act, seed), rng, where)
+    assert checked >= 8, f"{where}: only {checked} positions"
+    if game.hidden_cards:
+        assert redrawn >= checked // 2, f"{where}: redrawn in only {redrawn} of {checked}"
+    if game.private_hands:
+        assert others_changed >= checked // 4, f"{where}: others changed {others_changed}"
+
+
+def _observe(env: CardEnv, row: np.ndarray, seat: int) -> np.ndarray:
+    out = np.empty(env.game.obs_size, dtype=np.float32)
+    env._kernels.observe_kernel(row, seat, out)
+    return out
+
+
+def _mask(env: CardEnv, row: np.ndarray) -> np.ndarray:
+    out = np.empty(env.game.num_actions, dtype=np.int8)
+    env._kernels.legal_kernel(row, out)
+    return out
+
+
+def _play_out(env: CardEnv, row: np.ndarray, rng: np.random.Generator, where: str) -> None:
+    """Play a resampled row to the end with random legal actions, checking every step."""
+    rewards = np.zeros(env.game.num_players, dtype=np.float32)
+    for _ in range(10_000_000):
+        if row[layout.STATUS] != layout.RUNNING:
+            return
+        env._kernels.step_kernel(row, int(rng.choice(_legal(_mask(env, row)))), rewards)
+        assert env.game.invariant_error(row) is None, f"{where}: resampled row broke"
+    raise AssertionError(f"{where}: a resampled game did not end")
+
+
+# --- compiled and plain Python -----------------------------------------------------------------
+
+_NO_JIT_SCRIPT = """
+import json, sys
+from card_envs.testing.checks import trace
+print(json.dumps([trace(sys.argv[1], config) for config in json.loads(sys.argv[2])]))
+"""
+
+
+def trace(env_id: str, config: Config, seed: int = 3, steps: int = 150) -> list:
+    """The state dicts along seeded random play (games follow each other), for comparing
+    two builds."""
+    out = []
+    env = make(env_id, **config)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        if not _live(env):
+            env.reset()
+        env.step(_random_action(env, rng))
+        out.append(env.state_dict())
+    return out
+
+
+def check_no_jit(env_id: str, configs: list[Config]) -> None:
+    """`NUMBA_DISABLE_JIT=1` plays exactly the games the compiled engine plays (one
+    subprocess for all the configs: the plain-Python engine is slow to import)."""
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", _NO_JIT_SCRIPT, env_id, json.dumps(configs)],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, f"{env_id} without JIT: {done.stderr}"
+    plain = json.loads(done.stdout)
+    for config, got in zip(configs, plain, strict=True):
+        expected = json.loads(json.dumps(trace(env_id, config)))
+        assert got == expected, f"{_where(env_id, config)}: the builds play different games"
