@@ -3,6 +3,7 @@
 Run from the repo root:
 
     python -m benchmarks.throughput [--seconds 3] [--num-envs 4096] [--env ID ...] [--json PATH]
+                                    [--peers]
 
 Measured in one process, single-threaded, for each env id (default config):
 
@@ -16,7 +17,9 @@ Measured in one process, single-threaded, for each env id (default config):
   steps/s = instances x batch steps / time.
 
 The peer is `pettingzoo.classic.tictactoe_v3.env()` (wrappers included, as users get it),
-driven by exactly the same AEC loop. See benchmarks/README.md.
+driven by exactly the same AEC loop. With `--peers` (extra `bench`), RLCard, OpenSpiel and
+PettingZoo card games are measured in the same rounds too, and a second table sets them
+beside our envs with episodes/s (benchmarks/peers.py). See benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -30,9 +33,7 @@ for _var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MK
 import argparse  # noqa: E402
 import json  # noqa: E402
 import platform  # noqa: E402
-import random  # noqa: E402
 import sys  # noqa: E402
-from collections.abc import Callable  # noqa: E402
 from importlib.metadata import PackageNotFoundError, version  # noqa: E402
 from statistics import median  # noqa: E402
 from time import perf_counter  # noqa: E402
@@ -45,6 +46,8 @@ from pettingzoo.classic import tictactoe_v3  # noqa: E402
 from pettingzoo.utils import wrappers  # noqa: E402
 
 import card_envs  # noqa: E402
+from benchmarks import peers  # noqa: E402
+from benchmarks.peers import NO_LIMIT, Runner, aec_runner  # noqa: E402
 
 PEER = "tictactoe_v3"
 # Each game's issue sets its targets: (AEC x tictactoe AEC, batched x tictactoe AEC).
@@ -106,58 +109,31 @@ def _rng_state(seed: int) -> np.ndarray:
 
 
 # --- loops --------------------------------------------------------------------------------
-def _run_aec(env: Any, rnd: random.Random, seconds: float) -> tuple[int, float]:
-    """Play whole games until `seconds` have passed; (real steps, elapsed). The env must have
-    been reset once before; every game, its reset included, is timed."""
-    flatnonzero = np.flatnonzero
-    rand = rnd.random
-    steps = 0
-    start = perf_counter()
-    deadline = start + seconds
-    while True:
-        env.reset()
-        for _agent in env.agent_iter():
-            obs, _reward, term, trunc, _info = env.last()
-            if term or trunc:
-                env.step(None)
-            else:
-                legal = flatnonzero(obs["action_mask"])
-                env.step(legal[int(rand() * len(legal))])
-                steps += 1
-        now = perf_counter()
-        if now >= deadline:
-            return steps, now - start
-
-
-Runner = Callable[[float], tuple[int, float]]
-
-
-def aec_runner(env: Any, seed: int) -> Runner:
-    """`run(seconds) -> (real steps, elapsed)` over one AEC env and its action stream."""
-    rnd = random.Random(seed)
-    env.reset(seed=seed)
-    return lambda seconds: _run_aec(env, rnd, seconds)
+# The AEC loop (`run_aec`, `aec_runner`) and the peers' loops live in benchmarks/peers.py.
 
 
 def batched_runner(env_id: str, config: dict, num_envs: int, seed: int) -> Runner:
-    """`run(seconds) -> (instance steps, elapsed)` over one batched env."""
+    """`run(seconds, max_steps) -> (instance steps, finished games, elapsed)` over one
+    batched env."""
     venv = card_envs.make_vec(env_id, num_envs, seed=seed, **config)
     rng_state = _rng_state(seed)
     actions = np.zeros(num_envs, dtype=np.int64)
+    count_nonzero = np.count_nonzero
     _obs, masks = venv.reset()
 
-    def run(seconds: float) -> tuple[int, float]:
+    def run(seconds: float, max_steps: int = NO_LIMIT) -> tuple[int, int, float]:
         nonlocal masks
-        batches = 0
+        batches = episodes = 0
         start = perf_counter()
         deadline = start + seconds
         while True:
             pick_legal(masks, rng_state, actions)
-            _obs, masks, _rewards, _term, _trunc = venv.step(actions)
+            _obs, masks, _rewards, term, trunc = venv.step(actions)
+            episodes += count_nonzero(term | trunc)
             batches += 1
             now = perf_counter()
-            if now >= deadline:
-                return batches * num_envs, now - start
+            if now >= deadline or batches * num_envs >= max_steps:
+                return batches * num_envs, int(episodes), now - start
 
     return run
 
@@ -236,8 +212,12 @@ def table(results: dict[str, Any]) -> str:
             ]
         )
     rows.append([f"{PEER} (PettingZoo, env())", _rate(peer), _ratio(1.0), "-", "-"])
+    return markdown(head, rows, [False, True, True, True, True])
+
+
+def markdown(head: list[str], rows: list[list[str]], right: list[bool]) -> str:
+    """A markdown table with padded columns (right-aligned where `right`)."""
     widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
-    right = [False, True, True, True, True]
 
     def line(cells: list[str]) -> str:
         out = [
@@ -247,6 +227,28 @@ def table(results: dict[str, Any]) -> str:
 
     rule = ["-" * (w + 1) + ":" if r else "-" * (w + 2) for w, r in zip(widths, right, strict=True)]
     return "\n".join([line(head), "|" + "|".join(rule) + "|", *(line(r) for r in rows)])
+
+
+def peer_table(results: dict[str, Any]) -> str:
+    head = ["env", "library", "obs each step", "steps/s", "episodes/s", "steps/episode"]
+    head.append("x tictactoe AEC")
+    rows = []
+    for r in results["peers"]["rows"]:
+        cells = [r["label"], r["library"], "yes" if r["obs"] else "no"]
+        if "missing" in r:
+            rows.append(cells + [peers.NOT_INSTALLED, "-", "-", "-"])
+            continue
+        spe = r["steps_per_episode"]
+        rows.append(
+            cells
+            + [
+                _rate(r["steps_per_s"]),
+                _rate(r["episodes_per_s"]),
+                "-" if spe is None else f"{spe:,.1f}",
+                _ratio(r["x_tictactoe"]),
+            ]
+        )
+    return markdown(head, rows, [False, False, False, True, True, True, True])
 
 
 def report(results: dict[str, Any]) -> str:
@@ -276,6 +278,16 @@ def report(results: dict[str, Any]) -> str:
                 f"batched >= {bat_target:g}x {bat_ok}"
             )
         lines.append(line)
+    if "peers" in results:
+        v = results["peers"]["versions"]
+        lines += [
+            "",
+            "Peers, measured in the same rounds (x tictactoe AEC: steps/s over tictactoe's AEC "
+            "steps/s above):",
+            ", ".join(f"{pkg} {ver}" for pkg, ver in v.items()),
+            "",
+            peer_table(results),
+        ]
     return "\n".join(lines)
 
 
@@ -288,24 +300,35 @@ def measure(runners: dict[str, Runner], seconds: float, rounds: int) -> dict[str
     for name, runner in runners.items():
         print(f"warming up {name} ...", file=log, flush=True)
         runner(warmup)  # numba compiles / loads its cache on the first calls
-    per_round: dict[str, list[tuple[int, float]]] = {name: [] for name in runners}
+    per_round: dict[str, list[tuple[int, int, float]]] = {name: [] for name in runners}
     for i in range(rounds):
         print(f"round {i + 1}/{rounds} ...", file=log, flush=True)
         for name, runner in runners.items():
             per_round[name].append(runner(seconds / rounds))
     out = {}
     for name, runs in per_round.items():
-        rates = [steps / elapsed for steps, elapsed in runs]
+        rates = [steps / elapsed for steps, _, elapsed in runs]
+        episode_rates = [episodes / elapsed for _, episodes, elapsed in runs]
         out[name] = {
             "steps_per_s": median(rates),
+            "episodes_per_s": median(episode_rates),
             "round_steps_per_s": rates,
-            "steps": sum(steps for steps, _ in runs),
-            "seconds": sum(elapsed for _, elapsed in runs),
+            "round_episodes_per_s": episode_rates,
+            "steps": sum(steps for steps, _, _ in runs),
+            "episodes": sum(episodes for _, episodes, _ in runs),
+            "seconds": sum(elapsed for _, _, elapsed in runs),
         }
     return {"warmup": warmup, "results": out}
 
 
-def run(cases: list[Case], seconds: float, num_envs: int, seed: int, rounds: int) -> dict[str, Any]:
+def run(
+    cases: list[Case],
+    seconds: float,
+    num_envs: int,
+    seed: int,
+    rounds: int,
+    with_peers: bool = False,
+) -> dict[str, Any]:
     runners: dict[str, Runner] = {f"{PEER}/aec": aec_runner(tictactoe_v3.env(), seed)}
     for label, env_id, config in cases:
         runners[f"{label}/aec"] = aec_runner(card_envs.make(env_id, **config), seed)
@@ -313,6 +336,12 @@ def run(cases: list[Case], seconds: float, num_envs: int, seed: int, rounds: int
             wrapped(card_envs.make(env_id, **config)), seed
         )
         runners[f"{label}/batched"] = batched_runner(env_id, config, num_envs, seed)
+    missing: dict[str, str] = {}
+    if with_peers:
+        installed, missing = peers.peer_runners(seed)
+        for key, reason in missing.items():
+            print(f"{key}: {reason}", file=sys.stderr, flush=True)
+        runners.update(installed)
     measured = measure(runners, seconds, rounds)
     res = measured["results"]
     peer = res[f"{PEER}/aec"]
@@ -329,7 +358,7 @@ def run(cases: list[Case], seconds: float, num_envs: int, seed: int, rounds: int
             "batched_x_tictactoe_aec": bat["steps_per_s"] / p,
             "raw": {"aec": aec, "aec_wrapped": wrap, "batched": bat},
         }
-    return {
+    out = {
         "machine": machine_info(),
         "settings": {
             "seconds": seconds,
@@ -345,6 +374,48 @@ def run(cases: list[Case], seconds: float, num_envs: int, seed: int, rounds: int
             for env_id, (a, b) in TARGETS.items()
         },
     }
+    if with_peers:
+        out["peers"] = peer_rows(cases, res, missing, num_envs)
+    return out
+
+
+def peer_rows(
+    cases: list[Case], res: dict[str, Any], missing: dict[str, str], num_envs: int
+) -> dict[str, Any]:
+    """The side-by-side rows of `--peers`: tictactoe, our envs (AEC and batched), the peers."""
+    p = res[f"{PEER}/aec"]["steps_per_s"]
+
+    def row(label: str, library: str, obs: bool, r: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "label": label,
+            "library": library,
+            "obs": obs,
+            "steps_per_s": r["steps_per_s"],
+            "episodes_per_s": r["episodes_per_s"],
+            "steps_per_episode": r["steps"] / r["episodes"] if r["episodes"] else None,
+            "x_tictactoe": r["steps_per_s"] / p,
+            "raw": r,
+        }
+
+    rows = [row(f"{PEER} (env())", "PettingZoo", True, res[f"{PEER}/aec"])]
+    for label, _, _ in cases:
+        rows.append(row(f"{label} (AEC)", "card_envs", True, res[f"{label}/aec"]))
+        rows.append(
+            row(f"{label} (batched, {num_envs})", "card_envs", True, res[f"{label}/batched"])
+        )
+    for peer in peers.peers():
+        if peer.key in missing:
+            rows.append(
+                {
+                    "label": peer.label,
+                    "library": peer.library,
+                    "obs": peer.obs,
+                    "missing": missing[peer.key],
+                }
+            )
+        else:
+            rows.append(row(peer.label, peer.library, peer.obs, res[peer.key]))
+    return {"versions": peers.peer_versions(), "rows": rows}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -372,6 +443,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of envs and actions")
     parser.add_argument("--json", metavar="PATH", help="also write the numbers as JSON")
+    parser.add_argument(
+        "--peers",
+        action="store_true",
+        help="also measure RLCard, OpenSpiel and PettingZoo card games (extra 'bench')",
+    )
     args = parser.parse_args(argv)
 
     known = card_envs.multi_agent_env_ids()
@@ -386,7 +462,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.num_envs < 1:
         parser.error("--num-envs must be at least 1")
 
-    results = run(cases_for(env_ids), args.seconds, args.num_envs, args.seed, args.rounds)
+    results = run(
+        cases_for(env_ids), args.seconds, args.num_envs, args.seed, args.rounds, args.peers
+    )
     print(report(results))
     if args.json:
         with open(args.json, "w") as f:
