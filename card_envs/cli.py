@@ -41,7 +41,7 @@ def _evaluate(args: argparse.Namespace, workers: int | None, **kwargs) -> Evalua
             games=args.games,
             seed=args.seed,
             workers=workers,
-            progress=not args.no_progress,
+            progress=args.progress,
             **kwargs,
             **_parse_config(args.config),
         )
@@ -98,7 +98,7 @@ def cmd_tournament(args: argparse.Namespace) -> None:
         "ray_address": args.ray_address,
         "chunk_games": args.chunk_games,
         "records": True if args.records else None,
-        "progress": False if args.no_progress else None,
+        "progress": args.progress,
     }
     if args.config_file:
         given = [f"--{f.replace('_', '-')}" for f in _EVENT_FLAGS if getattr(args, f)]
@@ -174,6 +174,14 @@ def _specs(text: str) -> list[str]:
 AGENT_HELP = "comma-separated agent specs: random, heuristic, computer, ppo, ppo:path.zip"
 
 
+def _progress_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        help="show a progress bar (--no-progress: never; default: when stderr is a terminal)",
+    )
+
+
 def _lineup_parser(sub, name: str, help: str) -> argparse.ArgumentParser:
     """A parser for `play` or `evaluate`: both take one line-up of agents."""
     p = sub.add_parser(name, help=help)
@@ -181,7 +189,7 @@ def _lineup_parser(sub, name: str, help: str) -> argparse.ArgumentParser:
     p.add_argument("--agents", type=_specs, required=True, help=AGENT_HELP + ", one per seat")
     p.add_argument("--games", type=_positive_int, default=1000)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _progress_flag(p)
     p.add_argument("--config", nargs="*", default=[], help="env options as key=value")
     return p
 
@@ -226,7 +234,7 @@ def main(argv: list[str] | None = None) -> None:
     t.add_argument("--workers", type=_positive_int, help="processes / Ray CPUs (default all)")
     t.add_argument("--chunk-games", type=_positive_int, help="games per task")
     t.add_argument("--records", action="store_true", help="write JSONL game records")
-    t.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _progress_flag(t)
     t.add_argument("--restart", action="store_true", help="discard the stored games first")
 
     tr = sub.add_parser(

@@ -37,7 +37,8 @@ elsewhere); `workers=1` plays in this process.
 Agents are asked for actions in batches, for all the games of a chunk where they are to
 act at once; `reset()` is called once per chunk, before its games start, so an agent that
 keeps state between its moves must keep it per game itself. A tqdm progress
-bar counts finished games (`progress=False` turns it off).
+bar on stderr counts finished games when stderr is a terminal (`progress=True` shows it
+anyway, `progress=False` never).
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from statistics import NormalDist
-from typing import Any
+from typing import Any, TextIO
 
 import numpy as np
 
@@ -339,15 +340,25 @@ def run_chunks(
                 fut.cancel()
 
 
-def progress_bar(total: int, desc: str, enabled: bool):
-    """A tqdm bar counting games (without tqdm's monitor thread, so that worker processes
-    are never forked from a process with a second thread of ours)."""
+def show_progress(setting: bool | None, stream: TextIO) -> bool:
+    """Whether to draw a progress bar on `stream`: as `setting` says, or (None: auto) only
+    when the stream is a terminal, so that logs and pipes get no carriage-return frames."""
+    if setting is None:
+        return stream.isatty()
+    return setting
+
+
+def progress_bar(total: int, desc: str, setting: bool | None):
+    """A tqdm bar on stderr counting games, shown as `show_progress` decides (without tqdm's
+    monitor thread, so that worker processes are never forked from a process with a second
+    thread of ours)."""
     from tqdm import tqdm
 
     class _Bar(tqdm):
         monitor_interval = 0
 
-    return _Bar(total=total, desc=desc, unit="game", disable=not enabled, file=sys.stderr)
+    shown = show_progress(setting, sys.stderr)
+    return _Bar(total=total, desc=desc, unit="game", disable=not shown, file=sys.stderr)
 
 
 # --- evaluate -------------------------------------------------------------------------------
@@ -442,7 +453,7 @@ def agent_stats(
 
 
 def _drive(
-    chunks: Sequence[Chunk], workers: int | None, progress: bool, desc: str
+    chunks: Sequence[Chunk], workers: int | None, progress: bool | None, desc: str
 ) -> list[GameBatch]:
     out: list[GameBatch | None] = [None] * len(chunks)
     with progress_bar(sum(c.num_games for c in chunks), desc, progress) as bar:
@@ -458,7 +469,7 @@ def evaluate(
     games: int = 1000,
     seed: int = 0,
     workers: int | None = None,
-    progress: bool = True,
+    progress: bool | None = None,
     *,
     confidence: float = 0.95,
     chunk_games: int = DEFAULT_CHUNK_GAMES,

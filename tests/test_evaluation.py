@@ -11,6 +11,7 @@ from agents import Agent, RandomAgent
 from card_envs.evaluation import (
     derive_seed,
     evaluate,
+    show_progress,
     t_interval,
     wilson_interval,
 )
@@ -191,11 +192,30 @@ def test_errors_name_the_problem():
         )
 
 
-def test_progress_bar_can_be_turned_off(capsys):
-    evaluate("double_or_nothing_v0", ["random", "computer"], games=4, workers=1, progress=True)
-    assert "game" in capsys.readouterr().err
-    evaluate("double_or_nothing_v0", ["random", "computer"], games=4, workers=1, progress=False)
-    assert capsys.readouterr().err == ""
+class _Stream:
+    def __init__(self, tty: bool):
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+def test_progress_bars_only_on_a_terminal_unless_asked():
+    terminal, log = _Stream(True), _Stream(False)
+    assert show_progress(None, terminal) and not show_progress(None, log)  # auto
+    assert show_progress(True, log) and show_progress(True, terminal)
+    assert not show_progress(False, terminal) and not show_progress(False, log)
+
+
+def test_progress_bar_follows_the_setting(capsys):
+    def run(progress):
+        evaluate("double_or_nothing_v0", ["random", "computer"], games=4, workers=1,
+                 progress=progress)  # fmt: skip
+        return capsys.readouterr().err
+
+    assert "4/4" in run(True) and "\r" in run(True)
+    assert run(False) == ""
+    assert run(None) == ""  # pytest's captured stderr is not a terminal
 
 
 def test_uses_every_game_the_registry_has():

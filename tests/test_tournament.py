@@ -172,7 +172,10 @@ GOOD_EVENT = {
         ({"events": [GOOD_EVENT], "backend": "spark"}, r"backend='spark' is not one of"),
         ({"events": [GOOD_EVENT], "seed": -1}, r"seed=-1 must be an int >= 0"),
         ({"events": [GOOD_EVENT], "workers": 0}, r"workers=0 must be an int >= 1 or null"),
-        ({"events": [GOOD_EVENT], "progress": "yes"}, r"progress='yes' must be true or false"),
+        (
+            {"events": [GOOD_EVENT], "progress": "yes"},
+            r"progress='yes' must be true, false or auto",
+        ),
         ({"events": [GOOD_EVENT], "name": "a b"}, r"name='a b' may only use letters"),
         ({"events": []}, r"events=\[\] must be a non-empty list"),
         ({"seed": 1}, r"missing key 'events'"),
@@ -187,6 +190,13 @@ GOOD_EVENT = {
 def test_bad_configs_stop_with_a_message_naming_the_key(raw, message):
     with pytest.raises(TournamentConfigError, match=message):
         parse_config(raw, source="my.yaml")
+
+
+def test_progress_is_true_false_or_auto():
+    assert parse_config({"events": [GOOD_EVENT]}).progress is None  # auto by default
+    assert parse_config({"events": [GOOD_EVENT], "progress": "auto"}).progress is None
+    assert parse_config({"events": [GOOD_EVENT], "progress": True}).progress is True
+    assert parse_config({"events": [GOOD_EVENT], "progress": False}).progress is False
 
 
 def test_bad_yaml_files(tmp_path):

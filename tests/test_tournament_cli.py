@@ -3,6 +3,8 @@
 import json
 import re
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -83,3 +85,18 @@ def test_cli_evaluate(capsys):
     assert "playing 21 games instead of 20" in out
     rows = [line.split() for line in out.splitlines() if line.split()[1:2] == ["heuristic"]]
     assert len(rows) == 1 and float(rows[0][2]) > 0.5 and rows[0][-1] == "21"
+
+
+def test_progress_bars_stay_out_of_logs_unless_asked_for(tmp_path):
+    cmd = [sys.executable, "-m", "card_envs", "tournament", "--env", "double_or_nothing_v0",
+           "--agents", "random,computer", "--games", "4", "--workers", "1",
+           "--db", str(tmp_path / "p.sqlite"), "--out", str(tmp_path / "p")]  # fmt: skip
+
+    def stderr_of(*flags: str) -> bytes:
+        log = tmp_path / "stderr.log"
+        with log.open("wb") as f:  # stderr to a file, as when a run is logged
+            subprocess.run([*cmd, *flags], stdout=subprocess.DEVNULL, stderr=f, check=True)
+        return log.read_bytes()
+
+    assert b"\r" not in stderr_of()
+    assert b"\r" in stderr_of("--progress", "--restart")  # --restart: play the games again

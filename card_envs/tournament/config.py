@@ -12,7 +12,7 @@ ray_address: null               # ray: address of an existing cluster (null = st
 chunk_games: 128                # games per task (and per database transaction)
 record_actions: true            # store each game's actions (for JSONL records and replay)
 records: false                  # also write <out>/<event>.jsonl after the run
-progress: true
+progress: auto                  # true, false, or auto: a progress bar only on a terminal
 events:                         # one or more games, each with its own field of agents
   - env: no_thanks_v0
     name: no_thanks             # default: the env id
@@ -99,7 +99,7 @@ class TournamentConfig:
     chunk_games: int
     record_actions: bool
     records: bool
-    progress: bool
+    progress: bool | None  # None: auto, a bar only when stderr is a terminal
     events: tuple[Event, ...]
     notes: tuple[str, ...] = field(default=(), compare=False)
 
@@ -128,7 +128,7 @@ TOP_KEYS = {
     "chunk_games": "positive int, games per task",
     "record_actions": "true or false",
     "records": "true or false (write JSONL records after the run)",
-    "progress": "true or false",
+    "progress": "true, false or auto (a progress bar only when stderr is a terminal)",
     "events": "a list of events (or one event's keys at the top level)",
 }
 EVENT_KEYS = {
@@ -237,6 +237,14 @@ def _event(where: str, raw: Any, notes: list[str]) -> Event:
     return Event(name, env_id, config, agents, n, fmt, games, tables, rank_by)
 
 
+def _progress(source: str, value: Any) -> bool | None:
+    if value == "auto":
+        return None
+    if not isinstance(value, bool):
+        _check.fail(source, f"progress={value!r} must be true, false or auto")
+    return value
+
+
 def parse_config(raw: Any, source: str = "config", default_name: str = "tournament"):
     """A validated TournamentConfig from a parsed YAML document (a dict)."""
     if not isinstance(raw, dict):
@@ -275,7 +283,7 @@ def parse_config(raw: Any, source: str = "config", default_name: str = "tourname
         chunk_games=_check.int(source, "chunk_games", raw.get("chunk_games", 128)),
         record_actions=record_actions,
         records=records,
-        progress=_check.bool(source, "progress", raw.get("progress", True)),
+        progress=_progress(source, raw.get("progress", "auto")),
         events=events,
         notes=tuple(notes),
     )
