@@ -14,10 +14,11 @@ from card_envs.tournament.config import (
 from card_envs.tournament.records import check_replay, read_jsonl, replay, write_jsonl
 from card_envs.tournament.report import format_table, write_csv, write_plot
 from card_envs.tournament.runner import TournamentResult, run_tournament
-from card_envs.tournament.store import Store, TournamentMismatch
+from card_envs.tournament.store import Store, StoreError, TournamentMismatch
 
 __all__ = [
     "Store",
+    "StoreError",
     "TournamentConfig",
     "TournamentConfigError",
     "TournamentMismatch",

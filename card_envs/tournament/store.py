@@ -81,6 +81,10 @@ class TournamentMismatch(ValueError):
     """The database holds a tournament of that name with a different schedule."""
 
 
+class StoreError(ValueError):
+    """The database path is not an SQLite file (nor a place where one can be created)."""
+
+
 def _floats(row: np.ndarray) -> str:
     return json.dumps([float(x) for x in row])
 
@@ -90,8 +94,18 @@ class Store:
         self.path = Path(path)
         if self.path.parent and not self.path.parent.exists():
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.conn = sqlite3.connect(self.path, timeout=60)
-        self.conn.executescript(SCHEMA)
+        conn = None
+        try:
+            conn = sqlite3.connect(self.path, timeout=60)
+            conn.executescript(SCHEMA)
+        except sqlite3.DatabaseError as err:  # e.g. "file is not a database"
+            if conn is not None:
+                conn.close()
+            raise StoreError(
+                f"{self.path}: cannot be used as the tournament database ({err}); "
+                "db must be an SQLite file or a path where a new one can be created"
+            ) from None
+        self.conn = conn
 
     def close(self) -> None:
         self.conn.close()
