@@ -14,7 +14,7 @@ from agents.random_agent import RandomAgent
 from card_envs.registry import make_game
 
 _KINDS = ("random", "heuristic", "computer", "ppo")
-_SPEC_HELP = (
+SPEC_HELP = (  # the known specs, for error messages and --help
     "random, heuristic, computer (where the game has one), ppo (the model shipped for the "
     "env), ppo:path/to/model.zip"
 )
@@ -34,7 +34,7 @@ def make_agent(spec: str | Agent, env_id: str, seed: int | None = None, **config
         return spec
     if not isinstance(spec, str):
         raise ValueError(
-            f"an agent spec must be a string, got {spec!r}; known agents are {_SPEC_HELP}"
+            f"an agent spec must be a string, got {spec!r}; known agents are {SPEC_HELP}"
         )
     if spec == "random":
         return RandomAgent(seed)
@@ -46,4 +46,4 @@ def make_agent(spec: str | Agent, env_id: str, seed: int | None = None, **config
         from agents.ppo import make_ppo_agent  # torch is imported only when needed
 
         return make_ppo_agent(spec, env_id, seed, config)
-    raise ValueError(f"unknown agent spec {spec!r}; known agents are {_SPEC_HELP}")
+    raise ValueError(f"unknown agent spec {spec!r}; known agents are {SPEC_HELP}")

@@ -9,6 +9,7 @@ import time
 import warnings
 from typing import TYPE_CHECKING
 
+from agents.registry import SPEC_HELP
 from card_envs.registry import env_ids
 
 if TYPE_CHECKING:
@@ -171,7 +172,7 @@ def _specs(text: str) -> list[str]:
     return [s.strip() for s in text.split(",") if s.strip()]
 
 
-AGENT_HELP = "comma-separated agent specs: random, heuristic, computer, ppo, ppo:path.zip"
+AGENT_HELP = f"comma-separated agent specs: {SPEC_HELP}"
 
 
 def _progress_flag(parser: argparse.ArgumentParser) -> None:

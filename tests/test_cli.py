@@ -1,10 +1,12 @@
-"""The command line: `card-envs play` and `card-envs list`."""
+"""The command line: `card-envs play`, `list`, the agent specs in --help, replay's errors."""
 
+import json
 import subprocess
 import sys
 
 import pytest
 
+from agents.registry import SPEC_HELP
 from card_envs.cli import main
 
 
@@ -16,6 +18,7 @@ def test_play_prints_a_results_table(capsys):
     win_rates = [float(r[2]) for r in rows]
     assert sum(win_rates) == pytest.approx(1.0, abs=1e-6)
     assert win_rates[0] > max(win_rates[1:])
+    assert "60 games, seats balanced" in out and " steps/s, incl. agents)" in out
 
 
 def test_list_and_errors(capsys):
@@ -32,3 +35,38 @@ def test_module_entry_point_runs():
         [sys.executable, "-m", "card_envs", "list"], capture_output=True, text=True, check=True
     ).stdout
     assert "no_thanks_v0" in out.split()
+
+
+@pytest.mark.parametrize("command", ["play", "evaluate", "tournament"])
+def test_help_lists_every_agent_spec_of_the_registry(command, capsys):
+    with pytest.raises(SystemExit) as done:
+        main([command, "--help"])
+    assert done.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())  # argparse rewraps the help
+    assert " ".join(SPEC_HELP.split()) in text
+    for spec in ("random", "heuristic", "computer", "ppo (", "ppo:path"):
+        assert spec in text
+
+
+def _replay_error(args, capsys) -> str:
+    with pytest.raises(SystemExit) as err:
+        main(["replay", *args])
+    message = capsys.readouterr().err
+    assert err.value.code == 2 and message.count("\n") == 1, message
+    return message
+
+
+def test_replay_errors_are_one_line(tmp_path, capsys):
+    missing = tmp_path / "missing.jsonl"
+    assert _replay_error([str(missing)], capsys) == (
+        f"card-envs: error: {missing}: no such records file\n"
+    )
+    record = {"tournament": "t", "event": "e", "config": {}, "table": 0, "game": 0, "seed": 1,
+              "seats": [], "agents": [], "actions": [], "rewards": [], "scores": [],
+              "wins": [], "length": 0, "truncated": False}  # fmt: skip
+    lines = tmp_path / "records.jsonl"
+    lines.write_text("\n" + json.dumps(record) + "\n")
+    message = _replay_error([str(lines)], capsys)
+    assert f"{lines}:2: not a game record, missing keys ['env_id']" in message
+    lines.write_text("[1, 2]\n")
+    assert f"{lines}:1: a record is a JSON object, got list" in _replay_error([str(lines)], capsys)

@@ -60,13 +60,26 @@ def write_jsonl(records: Iterable[dict], path: str | Path) -> int:
 
 
 def read_jsonl(path: str | Path) -> Iterator[dict]:
+    """The records of a JSONL file; a missing file, or a line that is not a record with
+    every key of RECORD_KEYS, is a ValueError naming the file and line."""
+    if not Path(path).is_file():
+        raise ValueError(f"{path}: no such records file")
     with Path(path).open() as f:
         for line_no, line in enumerate(f, 1):
-            if line.strip():
-                try:
-                    yield json.loads(line)
-                except json.JSONDecodeError as err:
-                    raise ValueError(f"{path}:{line_no}: not a JSON record: {err}") from None
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise ValueError(f"{path}:{line_no}: not a JSON record: {err}") from None
+            if not isinstance(record, dict):
+                raise ValueError(
+                    f"{path}:{line_no}: a record is a JSON object, got {type(record).__name__}"
+                )
+            missing = [k for k in RECORD_KEYS if k not in record]
+            if missing:
+                raise ValueError(f"{path}:{line_no}: not a game record, missing keys {missing}")
+            yield record
 
 
 def replay(record: dict) -> dict:
