@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+import card_envs
 from card_envs.registry import game_class, multi_agent_env_ids
 from card_envs.testing import case_id, cases, checks
 
@@ -17,6 +18,7 @@ PER_CASE = [
     checks.check_penalize,
     checks.check_state_dict,
     checks.check_render,
+    checks.check_lifecycle,
     checks.check_hidden_information,
 ]
 
@@ -31,3 +33,16 @@ def test_conformance(case, check):
 @pytest.mark.parametrize("env_id", multi_agent_env_ids())
 def test_no_jit_plays_the_same_games(env_id):
     checks.check_no_jit(env_id, list(game_class(env_id).test_configs))
+
+
+@pytest.mark.parametrize("env_id", multi_agent_env_ids())
+def test_config_errors_name_the_value(env_id):
+    checks.check_config_errors(env_id)
+
+
+def test_unknown_env_id_names_it_and_lists_the_ids():
+    for factory in (card_envs.make, lambda name: card_envs.make_vec(name, 2)):
+        with pytest.raises(ValueError) as err:
+            factory("no_such_game_v9")
+        assert "no_such_game_v9" in str(err.value)
+        assert all(env_id in str(err.value) for env_id in card_envs.env_ids())

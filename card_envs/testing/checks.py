@@ -17,6 +17,7 @@ import sys
 import warnings
 from collections.abc import Iterator
 from contextlib import redirect_stdout
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -25,7 +26,7 @@ from pettingzoo.utils.wrappers import TerminateIllegalWrapper
 
 from card_envs.core import layout
 from card_envs.core.aec import CardEnv
-from card_envs.registry import make, make_vec
+from card_envs.registry import game_class, make, make_vec
 
 Config = dict[str, Any]
 
@@ -221,6 +222,79 @@ def _dead_steps(env) -> list[tuple]:
     return out
 
 
+# --- life cycle and configuration ---------------------------------------------------------------
+
+
+def check_lifecycle(env_id: str, config: Config) -> None:
+    """Use before reset raises; a seeded reset is reproducible and overrides earlier use;
+    reset() without a seed continues the env's own stream; unseeded envs deal different
+    games; a finished game resets cleanly; observe() returns fresh arrays."""
+    where = _where(env_id, config)
+    fresh = make(env_id, **config)
+    for call in (lambda: fresh.step(0), lambda: fresh.observe("player_0"), fresh.last):
+        _raises(RuntimeError, call, where)
+    _raises(RuntimeError, fresh.state_dict, where)
+    for bad in (1.5, "7", True):
+        _raises(TypeError, lambda bad=bad: fresh.reset(seed=bad), where)
+    a, b = make(env_id, **config), make(env_id, **config)
+    a.reset(seed=123)
+    b.reset(seed=999)
+    b.step(_random_action(b, np.random.default_rng(0)))
+    b.reset(seed=123)
+    assert a.state_dict() == b.state_dict(), f"{where}: reset(seed) is not reproducible"
+    for _ in range(3):
+        first = a.state_dict()
+        a.reset()
+        b.reset()
+        assert a.state_dict() == b.state_dict(), f"{where}: the streams differ"
+        assert a.state_dict() != first, f"{where}: reset() dealt the same game again"
+    deals = set()
+    for _ in range(4):
+        env = make(env_id, **config)
+        env.reset()
+        deals.add(json.dumps(env.state_dict()))
+    assert len(deals) == 4, f"{where}: unseeded envs dealt the same game"
+    o = a.observe(a.agent_selection)
+    o["observation"][:] = -1
+    o["action_mask"][:] = 0
+    assert a.observe(a.agent_selection)["action_mask"].any(), f"{where}: observe is a view"
+    rng = np.random.default_rng(1)
+    while _live(a):
+        a.step(_random_action(a, rng))
+    for _ in a.agent_iter():
+        a.step(None)
+    a.reset(seed=5)
+    assert a.agents == a.possible_agents, where
+    assert not any(a.terminations.values()) and not any(a.truncations.values()), where
+    assert a.infos == {name: {} for name in a.possible_agents}, where
+    assert set(a.rewards) == set(a._cumulative_rewards) == set(a.possible_agents), where
+
+
+def check_config_errors(env_id: str) -> None:
+    """An unknown option, a player count out of range, a bad `illegal_action` or
+    `render_mode` raise a ValueError naming the value (and, for the count, the range)."""
+    option = game_class(env_id).options["num_players"]
+    factories = {"make": make, "make_vec": lambda e, **kw: make_vec(e, 2, **kw)}
+    for name, factory in factories.items():
+        where = f"{env_id} {name}"
+        for bad in (option.low - 1, option.high + 1):
+            named = [str(bad), "num_players", str(option.low), str(option.high)]
+            _raises(ValueError, partial(factory, env_id, num_players=bad), where, named)
+        _raises(ValueError, partial(factory, env_id, no_such_option=1), where, ["no_such_option"])
+    _raises(ValueError, lambda: make(env_id, illegal_action="ignore"), env_id, ["ignore"])
+    _raises(ValueError, lambda: make(env_id, render_mode="rgb"), env_id, ["rgb"])
+
+
+def _raises(kind: type, call, where: str, named: tuple | list = ()) -> None:
+    try:
+        call()
+    except kind as err:
+        missing = [word for word in named if word not in str(err)]
+        assert not missing, f"{where}: the error {err!r} does not name {missing}"
+        return
+    raise AssertionError(f"{where}: no {kind.__name__} from {call}")
+
+
 # --- inspection --------------------------------------------------------------------------------
 
 
@@ -285,6 +359,7 @@ def check_hidden_information(env_id: str, config: Config, seed: int = 21) -> Non
             np.testing.assert_array_equal(after, before, err_msg=f"{where}: seat {seat} sees it")
             if seat == to_act:
                 np.testing.assert_array_equal(_mask(env, new), _mask(env, row), err_msg=where)
+            assert game.render(new, seat) == game.render(row, seat), f"{where}: render leaks"
             hidden = np.ones(len(row), bool)
             hidden[layout.RNG : layout.RNG + 4] = False
             redrawn += bool((new[hidden] != row[hidden]).any())
@@ -335,8 +410,9 @@ print(json.dumps([trace(sys.argv[1], config) for config in json.loads(sys.argv[2
 
 
 def trace(env_id: str, config: Config, seed: int = 3, steps: int = 150) -> list:
-    """The state dicts along seeded random play (games follow each other), for comparing
-    two builds."""
+    """What a build plays from a seed, for comparing two builds: the state dicts along random
+    AEC play (games follow each other), then the rows of a batched env driven by the game's
+    heuristic."""
     out = []
     env = make(env_id, **config)
     env.reset(seed=seed)
@@ -346,12 +422,17 @@ def trace(env_id: str, config: Config, seed: int = 3, steps: int = 150) -> list:
             env.reset()
         env.step(_random_action(env, rng))
         out.append(env.state_dict())
+    vec = make_vec(env_id, 2, seed=seed, **config)
+    obs, masks = vec.reset()
+    for _ in range(steps):
+        obs, masks, *_ = vec.step(vec.game.heuristic_actions(obs, masks))
+        out.append(vec.states.tolist())
     return out
 
 
 def check_no_jit(env_id: str, configs: list[Config]) -> None:
-    """`NUMBA_DISABLE_JIT=1` plays exactly the games the compiled engine plays (one
-    subprocess for all the configs: the plain-Python engine is slow to import)."""
+    """`NUMBA_DISABLE_JIT=1` plays exactly the games the compiled engine plays, in both faces
+    and with the heuristic (one subprocess for all the configs)."""
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
     done = subprocess.run(
         [sys.executable, "-c", _NO_JIT_SCRIPT, env_id, json.dumps(configs)],
