@@ -556,6 +556,27 @@ def test_equal_cards_at_the_end_is_a_draw(reward):
     assert [env.infos[a]["win"] for a in env.possible_agents] == [0.5, 0.5]
 
 
+@pytest.mark.parametrize("reward", ["win", "zero_sum"])
+@pytest.mark.parametrize(("deck0", "cards", "winner"), [(1, [5, 6], 1), (3, [7, 6], 0)])
+def test_both_decks_short_with_unequal_cards_fewer_loses(reward, deck0, cards, winner):
+    """Both decks short after a hand, with unequal cards: the player with fewer cards loses,
+    even when it won the last hand (the ruling). Made up like the draw above: with every card
+    in play at most one deck can be short."""
+    hands = [[0, 0, 0, 0, 0, 0, 0, 1], [0, 0, 2, 0, 0, 0, 0, 0]]
+    trick = [0, 1, 0, 0, 0, 0, 0, 0]
+    decks = [[1] * deck0, [4, 4, 4, 4, 4, 4]]
+    env, ref = situation(
+        hands=hands, trick=trick, play=(1, 2, 2), player=0, decks=decks, reward=reward
+    )
+    s = step_both(env, ref, A(8))
+    assert s["done"] and not s["truncated"] and s["cards"] == cards
+    assert ref.winner() == winner
+    win = [1.0 if seat == winner else 0.0 for seat in (0, 1)]
+    assert [env.infos[a]["win"] for a in env.possible_agents] == win
+    expected = win if reward == "win" else [2 * w - 1 for w in win]
+    assert [env.rewards[a] for a in env.possible_agents] == expected
+
+
 def test_no_game_end_check_on_a_pass():
     """A short deck only matters when a new hand is due: passing with an empty deck goes on."""
     hands = [[2, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 1, 2]]
