@@ -25,6 +25,8 @@ from reference_surfosaurus import (
     total_rounds,
 )
 
+from card_envs.games.surfosaurus.spec import MAX_POINTS
+
 SEEDS = st.integers(min_value=-(2**63), max_value=2**64)
 POLICIES = ("random", "lowest_points", "highest_points", "heuristic")
 
@@ -128,7 +130,9 @@ def test_random_games_match_the_reference(num_players, seed, play_seed, policy, 
 @given(
     seed=SEEDS,
     play_seed=st.integers(0, 2**32 - 1),
-    points=st.lists(st.integers(0, 20), min_size=12, max_size=12).map(tuple),
+    points=st.lists(
+        st.one_of(st.integers(0, 20), st.integers(0, MAX_POINTS)), min_size=12, max_size=12
+    ).map(tuple),
 )
 def test_random_games_with_a_custom_points_table(num_players, seed, play_seed, points):
     env = make_env(num_players, points=points, reward="score")

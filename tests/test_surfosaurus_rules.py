@@ -28,6 +28,8 @@ from helpers_surfosaurus import (
 )
 from reference_surfosaurus import ALL_CARDS, card_id
 
+from card_envs.games.surfosaurus import engine as k
+
 # the rule text's tables, by player count
 REMOVED = {2: 24, 3: 12, 4: 0, 5: 4, 6: 0}
 CARDS_PER_PLAYER = {2: 3, 3: 3, 4: 2, 5: 2, 6: 2}
@@ -536,10 +538,27 @@ def test_rule_half_points_are_exact():
     assert obs[scores_at : scores_at + 3].tolist() == [2.0, 3.5, 2.0]
 
 
-@pytest.mark.parametrize("points", [(1,) * 11, (1,) * 13, (-1,) + (2,) * 11, (1.5,) * 12, 12])
+@pytest.mark.parametrize(
+    "points",
+    [(1,) * 11, (1,) * 13, (-1,) + (2,) * 11, (1.5,) * 12, 12, (10**15,) * 12, (10_001,) * 12],
+)
 def test_bad_points_table_raises(points):
-    with pytest.raises(ValueError, match="points"):
+    with pytest.raises(ValueError, match=r"points.*0\.\.10000"):
         make_env(3, points=points)
+
+
+def test_rule_largest_points_values_keep_exact_scores():
+    """At the top of the allowed range one point still decides: the 12 (10,000) against the
+    10 (9,999), the tied 6s half of 9,999 each; scores and the float keys stay exact."""
+    points = (0,) * 5 + (9_999,) + (0,) * 3 + (9_999,) + (0,) + (10_000,)
+    plays, _, _ = RULING_ROUNDS["high_cards_tied_sixes"]
+    env, _ = run_round(4, plays, points=points)
+    assert env.state_dict()["score2"][:2] == [2 * 10_000 + 9_999, 2 * 9_999 + 9_999]
+    scores, wins = np.zeros(4), np.zeros(4)
+    k.outcome(env._row, scores, wins)
+    assert scores.tolist()[:2] == [14_999.5, 14_998.5] and wins.tolist() == [1, 0, 0, 0]
+    obs = env.observe("player_0")["observation"]
+    assert obs[84 * 7 : 84 * 7 + 2].tolist() == [10_000.0, 4_999.5]
 
 
 # --- every displayed card leaves play ----------------------------------------------------------

@@ -74,10 +74,17 @@ def showdown(cards: Sequence[tuple[int, int]], k: int) -> Showdown:
     )
 
 
+# Largest points value: every score, half points and the tie-break key stay exact in the
+# float32 observation (7 x 12 x 10,000 < 2**24) and in outcome's float64 key.
+MAX_POINTS = 10_000
+
+
 def _points_table(value) -> tuple[int, ...]:
-    table = tuple(value)
-    if len(table) != combos.NUM_VALUES or not all(_is_int(p) and p >= 0 for p in table):
-        raise ValueError("must be 12 non-negative ints: the points of values 1..12")
+    table = tuple(value) if isinstance(value, (tuple, list, np.ndarray)) else ()
+    if len(table) != combos.NUM_VALUES or not all(
+        _is_int(p) and 0 <= p <= MAX_POINTS for p in table
+    ):
+        raise ValueError(f"must be 12 ints in 0..{MAX_POINTS}: the points of values 1..12")
     return tuple(int(p) for p in table)
 
 
