@@ -61,6 +61,8 @@ VARIANTS: dict[str, list[tuple[str, dict]]] = {
     "double_or_nothing_v0": [("double_or_nothing_v0 (stage 4)", {"stage": 4})],
 }
 Case = tuple[str, str, dict]  # (label, env id, config)
+# Games per batched instance needed before `--peers` shows the batched env's episodes/s.
+MIN_BATCHED_GAMES = 10
 
 
 def cases_for(env_ids: list[str]) -> list[Case]:
@@ -382,17 +384,24 @@ def run(
 def peer_rows(
     cases: list[Case], res: dict[str, Any], missing: dict[str, str], num_envs: int
 ) -> dict[str, Any]:
-    """The side-by-side rows of `--peers`: tictactoe, our envs (AEC and batched), the peers."""
+    """The side-by-side rows of `--peers`: tictactoe, our envs (AEC and batched), the peers.
+
+    Loops over whole games count their games exactly. The batched env's instances all start
+    together and are cut off mid-game at the end, so its games/s are shown only where every
+    instance finished at least `MIN_BATCHED_GAMES` games on average in the timed rounds (else
+    None: the count would mostly reflect the first synchronized wave of games)."""
     p = res[f"{PEER}/aec"]["steps_per_s"]
 
-    def row(label: str, library: str, obs: bool, r: dict[str, Any]) -> dict[str, Any]:
+    def row(
+        label: str, library: str, obs: bool, r: dict[str, Any], games_ok: bool = True
+    ) -> dict[str, Any]:
         return {
             "label": label,
             "library": library,
             "obs": obs,
             "steps_per_s": r["steps_per_s"],
-            "episodes_per_s": r["episodes_per_s"],
-            "steps_per_episode": r["steps"] / r["episodes"] if r["episodes"] else None,
+            "episodes_per_s": r["episodes_per_s"] if games_ok else None,
+            "steps_per_episode": r["steps"] / r["episodes"] if games_ok and r["episodes"] else None,
             "x_tictactoe": r["steps_per_s"] / p,
             "raw": r,
         }
@@ -400,9 +409,9 @@ def peer_rows(
     rows = [row(f"{PEER} (env())", "PettingZoo", True, res[f"{PEER}/aec"])]
     for label, _, _ in cases:
         rows.append(row(f"{label} (AEC)", "card_envs", True, res[f"{label}/aec"]))
-        rows.append(
-            row(f"{label} (batched, {num_envs})", "card_envs", True, res[f"{label}/batched"])
-        )
+        bat = res[f"{label}/batched"]
+        games_ok = bat["episodes"] >= MIN_BATCHED_GAMES * num_envs
+        rows.append(row(f"{label} (batched, {num_envs})", "card_envs", True, bat, games_ok))
     for peer in peers.peers():
         if peer.key in missing:
             rows.append(
