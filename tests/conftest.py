@@ -3,6 +3,14 @@
 import os
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# No property test may depend on the machine's speed: no per-example deadline and no
+# "generation too slow" health check (CI runs on a busy 2-core machine).
+settings.register_profile(
+    "machine_independent", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("machine_independent")
 
 
 @pytest.fixture(autouse=True, scope="session")
