@@ -16,6 +16,7 @@ from pettingzoo import AECEnv
 
 from card_envs.core import layout
 from card_envs.core.engine import Game
+from card_envs.core.spaces import as_action
 
 ILLEGAL_ACTION_MODES = ("raise", "penalize")
 
@@ -125,14 +126,10 @@ class CardEnv(AECEnv):
 
     def _check_action(self, agent: str, action: Any) -> int | None:
         n = self.game.num_actions
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise ValueError(
-                f"{self.game.env_id}: action {action!r} for {agent} must be an int in 0..{n - 1}"
-            )
-        a = int(action)
+        a = as_action(action, n, f"{self.game.env_id} ({agent})")
         if not 0 <= a < n:
             raise ValueError(
-                f"{self.game.env_id}: action {a} for {agent} is out of range 0..{n - 1}"
+                f"{self.game.env_id} ({agent}): action {action!r} is out of range 0..{n - 1}"
             )
         if self._mask[a]:
             return a

@@ -1,11 +1,26 @@
-"""Action spaces that know the legal actions."""
+"""Actions: what counts as one, and action spaces that know the legal actions."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
+
+
+def as_action(action: Any, num_actions: int, where: str) -> int:
+    """`action` as an int. Python and numpy integers count, and so do 0-d integer arrays (what
+    SB3's `model.predict` returns for one observation); floats, bools and arrays of actions
+    raise `ValueError` naming the action, so a wrong call never plays a truncated guess."""
+    if isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu":
+        action = action[()]
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise ValueError(
+            f"{where}: action {action!r} must be an int in 0..{num_actions - 1} (a Python or "
+            "numpy integer, or a 0-d integer array)"
+        )
+    return int(action)
 
 
 class LegalDiscrete(spaces.Discrete):

@@ -10,6 +10,7 @@ import numpy as np
 
 from agents import Agent
 from card_envs.core.aec import check_illegal_action_mode
+from card_envs.core.spaces import as_action
 from card_envs.wrappers.learner import LearnerSeats
 
 
@@ -47,7 +48,7 @@ class SingleAgentEnv(gymnasium.Env):
         return self._venv.observations[0].copy(), self._info()
 
     def step(self, action: int):
-        a = int(action)
+        a = as_action(action, self._venv.num_actions, self._venv.env_id)
         if not 0 <= a < self._venv.num_actions or not self._venv.action_masks[0, a]:
             if self.illegal_action == "raise":
                 legal = np.flatnonzero(self._venv.action_masks[0]).tolist()

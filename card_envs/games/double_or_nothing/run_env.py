@@ -16,7 +16,7 @@ import numpy as np
 from card_envs.core import layout, rng
 from card_envs.core.aec import check_illegal_action_mode
 from card_envs.core.config import Option, resolve
-from card_envs.core.spaces import LegalDiscrete
+from card_envs.core.spaces import LegalDiscrete, as_action
 from card_envs.games.double_or_nothing import engine as k
 from card_envs.games.double_or_nothing.spec import MAX_STAGE, DoubleOrNothing
 
@@ -91,7 +91,7 @@ class DoubleOrNothingRun(gymnasium.Env):
         if not self._started:
             raise RuntimeError(f"{self.env_id}: call reset() before step()")
         k.legal(self._row, self._mask)
-        a = int(action)
+        a = as_action(action, k.NUM_RANGES + 1, self.env_id)
         if not (0 <= a <= k.NUM_RANGES) or not self._mask[a]:
             if self.illegal_action == "raise":
                 legal = np.flatnonzero(self._mask).tolist()

@@ -1,0 +1,69 @@
+"""What other libraries do with the envs: step them with numpy actions (SB3's `predict`)."""
+
+import gymnasium
+import numpy as np
+import pytest
+
+import card_envs
+from card_envs.testing import case_id, cases
+from card_envs.testing.faces import check_numpy_actions
+from card_envs.wrappers import SingleAgentEnv
+
+RUN_ID = "double_or_nothing_run_v0"
+
+
+@pytest.mark.parametrize("check", [check_numpy_actions])
+@pytest.mark.parametrize("case", cases(), ids=case_id)
+def test_face_checks(check, case):
+    check(*case)
+
+
+# --- numpy actions ------------------------------------------------------------------------------
+
+GYM_ENVS = {
+    "SingleAgentEnv": lambda: SingleAgentEnv("surfosaurus_max_v0", "heuristic", seed=0),
+    "run": lambda: card_envs.make(RUN_ID),
+}
+
+
+def _step_after_reset(name, action):
+    env = GYM_ENVS[name]()
+    env.reset(seed=4)
+    return env.step(action)
+
+
+@pytest.mark.parametrize("name", GYM_ENVS)
+def test_single_agent_envs_take_numpy_integers_and_0d_arrays(name):
+    env = GYM_ENVS[name]()
+    env.reset(seed=4)
+    a = int(np.flatnonzero(env.action_masks())[0])
+    want = _step_after_reset(name, a)
+    for action in (np.int64(a), np.int16(a), np.array(a), np.array(a, dtype=np.uint8)):
+        got = _step_after_reset(name, action)
+        assert gymnasium.utils.env_checker.data_equivalence(got, want, exact=True)
+
+
+@pytest.mark.parametrize("name", GYM_ENVS)
+@pytest.mark.parametrize(
+    "bad", [1.0, np.float32(1), np.array(1.0), True, np.bool_(True), np.array([1]), "1"]
+)
+def test_single_agent_envs_refuse_what_is_not_one_integer(name, bad):
+    env = GYM_ENVS[name]()
+    env.reset(seed=4)
+    with pytest.raises(ValueError, match="must be an int") as err:
+        env.step(bad)
+    assert repr(bad) in str(err.value)
+
+
+def test_the_run_env_steps_with_what_maskable_ppo_predicts():
+    from sb3_contrib import MaskablePPO
+
+    env = card_envs.make(RUN_ID)
+    obs, _ = env.reset(seed=0)
+    model = MaskablePPO("MlpPolicy", env, seed=0)
+    for _ in range(20):
+        action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=True)
+        assert isinstance(action, np.ndarray) and action.shape == ()
+        obs, _, terminated, truncated, _ = env.step(action)
+        if terminated or truncated:
+            obs, _ = env.reset()
