@@ -1,4 +1,5 @@
-"""What other libraries do with the envs: step them with numpy actions (SB3's `predict`)."""
+"""What other libraries do with the envs: step them with numpy actions (SB3's `predict`), read
+`state()` (centralised critics)."""
 
 import gymnasium
 import numpy as np
@@ -6,13 +7,16 @@ import pytest
 
 import card_envs
 from card_envs.testing import case_id, cases
-from card_envs.testing.faces import check_numpy_actions
+from card_envs.testing.faces import (
+    check_numpy_actions,
+    check_state_vector,
+)
 from card_envs.wrappers import SingleAgentEnv
 
 RUN_ID = "double_or_nothing_run_v0"
 
 
-@pytest.mark.parametrize("check", [check_numpy_actions])
+@pytest.mark.parametrize("check", [check_numpy_actions, check_state_vector])
 @pytest.mark.parametrize("case", cases(), ids=case_id)
 def test_face_checks(check, case):
     check(*case)
@@ -67,3 +71,20 @@ def test_the_run_env_steps_with_what_maskable_ppo_predicts():
         obs, _, terminated, truncated, _ = env.step(action)
         if terminated or truncated:
             obs, _ = env.reset()
+
+
+# --- state() ------------------------------------------------------------------------------------
+
+
+def test_state_is_every_seats_observation_in_seat_order():
+    env = card_envs.make("surfosaurus_max_v0", num_players=3)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.state()
+    env.reset(seed=0)
+    size = env.game.obs_size
+    state = env.state()
+    assert state.dtype == np.float32 and env.state_space.shape == (3 * size,)
+    parts = [state[seat * size : (seat + 1) * size] for seat in range(3)]
+    for part, agent in zip(parts, env.possible_agents, strict=True):
+        assert np.array_equal(part, env.observe(agent)["observation"])
+    assert len({part.tobytes() for part in parts}) == 3  # three different hands

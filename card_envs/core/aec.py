@@ -53,6 +53,8 @@ class CardEnv(AECEnv):
             }
         )
         act_space = spaces.Discrete(game.num_actions)
+        n = game.num_players
+        self.state_space = spaces.Box(np.tile(low, n), np.tile(high, n), dtype=np.float32)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
         self._row = game.new_row()
@@ -172,6 +174,17 @@ class CardEnv(AECEnv):
         """The full state (hidden information included) as JSON-able Python."""
         self._require_started()
         return self.game.state_dict(self._row)
+
+    def state(self) -> np.ndarray:
+        """Every seat's observation vector, seat 0 first (float32, in `state_space`): all that
+        any player knows, every hand and the public information, as a centralised critic
+        wants it. Cards that no player knows (deck order, cards set aside) are not in it."""
+        self._require_started()
+        size = self.game.obs_size
+        out = np.empty(self.game.num_players * size, dtype=np.float32)
+        for seat in range(self.game.num_players):
+            self._kernels.observe_kernel(self._row, seat, out[seat * size : (seat + 1) * size])
+        return out
 
     def render(self) -> str | None:
         if self.render_mode is None:

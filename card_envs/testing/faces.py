@@ -1,4 +1,5 @@
-"""Checks of what other libraries do with an env: step it with numpy actions.
+"""Checks of what other libraries do with an env: step it with numpy actions, read its state
+vector.
 
 Each check takes an env id and a config and raises `AssertionError` naming the env, the config
 and what broke. They play seeded random legal games of a few hundred steps at most.
@@ -10,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from card_envs.core.aec import CardEnv
 from card_envs.registry import make
 
 Config = dict[str, Any]
@@ -18,6 +20,32 @@ Trace = list[Any]
 
 def _where(env_id: str, config: Config) -> str:
     return f"{env_id} {config}"
+
+
+def _random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly random legal action per row of `masks` (2-D)."""
+    return np.argmax((np.asarray(masks) != 0) * (1.0 + rng.random(np.shape(masks))), axis=1)
+
+
+# --- playing each face, recording everything it shows -------------------------------------------
+
+
+def play_aec(env: CardEnv, steps: int, seed: int) -> Trace:
+    """`steps` random legal AEC steps (dead steps and new games included): per step the agent,
+    `last()`, `state()` and the full state row, PRNG included."""
+    rng = np.random.default_rng(seed)
+    trace: Trace = []
+    for _ in range(steps):
+        if not env.agents:
+            env.reset()  # no seed: continues the env's own random stream
+        agent = env.agent_selection
+        obs, reward, terminated, truncated, info = env.last()
+        trace.append(
+            (agent, obs, reward, terminated, truncated, info, env.state(), env._row.copy())
+        )
+        done = terminated or truncated
+        env.step(None if done else int(_random_legal(obs["action_mask"][None], rng)[0]))
+    return trace
 
 
 # --- the checks -----------------------------------------------------------------------------------
@@ -57,3 +85,20 @@ def check_numpy_actions(env_id: str, config: Config, seed: int = 0) -> None:
         else:
             raise AssertionError(f"{where}: action {action!r} was accepted")
         assert np.array_equal(env._row, row), f"{where}: the refused {action!r} changed the game"
+
+
+def check_state_vector(env_id: str, config: Config, seed: int = 0, steps: int = 200) -> None:
+    """At every step of seeded random games, `state()` is in `state_space` and is every seat's
+    observation, seat 0 first."""
+    where = _where(env_id, config)
+    env = make(env_id, **config)
+    env.reset(seed=seed)
+    size = env.game.obs_size
+    assert env.state_space.shape == (env.num_agents * size,), f"{where}: {env.state_space}"
+    for agent, obs, *_, state, _row in play_aec(env, steps, seed):
+        assert env.state_space.contains(state), f"{where}: state() not in state_space"
+        seat = env.possible_agents.index(agent)
+        got = state[seat * size : (seat + 1) * size]
+        assert np.array_equal(got, obs["observation"]), f"{where}: {agent}'s part of state()"
+    observations = [env.observe(agent)["observation"] for agent in env.possible_agents]
+    assert np.array_equal(env.state(), np.concatenate(observations)), f"{where}: state()"
