@@ -1,9 +1,9 @@
 """What other libraries do with the envs: step them with numpy actions (SB3's `predict`), read
 `state()` (centralised critics)."""
 
-import gymnasium
 import numpy as np
 import pytest
+from gymnasium.utils.env_checker import data_equivalence
 
 import card_envs
 from card_envs.testing import case_id, cases
@@ -44,7 +44,7 @@ def test_single_agent_envs_take_numpy_integers_and_0d_arrays(name):
     want = _step_after_reset(name, a)
     for action in (np.int64(a), np.int16(a), np.array(a), np.array(a, dtype=np.uint8)):
         got = _step_after_reset(name, action)
-        assert gymnasium.utils.env_checker.data_equivalence(got, want, exact=True)
+        assert data_equivalence(got, want, exact=True)
 
 
 @pytest.mark.parametrize("name", GYM_ENVS)
