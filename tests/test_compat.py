@@ -1,5 +1,9 @@
-"""What other libraries do with the envs: step them with numpy actions (SB3's `predict`), read
-`state()` (centralised critics)."""
+"""What other libraries do with the envs: copy them (SB3, RLlib and Tianshou pickle envs into
+workers), step them with numpy actions (SB3's `predict`), read `state()` (centralised
+critics)."""
+
+import copy
+import pickle
 
 import numpy as np
 import pytest
@@ -8,18 +12,84 @@ from gymnasium.utils.env_checker import data_equivalence
 import card_envs
 from card_envs.testing import case_id, cases
 from card_envs.testing.faces import (
+    COPIES,
+    check_copies,
     check_numpy_actions,
     check_state_vector,
+    play_gym,
+    play_vec,
+    same_future,
 )
-from card_envs.wrappers import SingleAgentEnv
+from card_envs.wrappers import SingleAgentEnv, SingleAgentVecEnv
 
 RUN_ID = "double_or_nothing_run_v0"
 
 
-@pytest.mark.parametrize("check", [check_numpy_actions, check_state_vector])
+@pytest.mark.parametrize("check", [check_copies, check_numpy_actions, check_state_vector])
 @pytest.mark.parametrize("case", cases(), ids=case_id)
 def test_face_checks(check, case):
     check(*case)
+
+
+# --- copies of the single-agent views ----------------------------------------------------------
+
+SINGLE_AGENT_VIEWS = {
+    "SingleAgentEnv": lambda: SingleAgentEnv("no_thanks_v0", "random", seed=0, num_players=4),
+    "SingleAgentEnv-heuristic": lambda: SingleAgentEnv("surfosaurus_max_v0", "heuristic", seed=1),
+    "run": lambda: card_envs.make(RUN_ID),
+}
+
+
+def _started(env):
+    if isinstance(env, SingleAgentVecEnv):
+        env.reset()
+    else:
+        env.reset(seed=3)
+    return env
+
+
+@pytest.mark.parametrize("name", SINGLE_AGENT_VIEWS)
+def test_gymnasium_views_copied_mid_game_play_on_like_the_original(name):
+    env = _started(SINGLE_AGENT_VIEWS[name]())
+    play_gym(env, 5, seed=1)
+    same_future(env, play_gym, name, steps=120, seed=2)
+
+
+def test_the_vec_env_copied_mid_game_plays_on_like_the_original():
+    venv = _started(SingleAgentVecEnv("surfosaurus_max_v0", 4, opponents="random", seed=0))
+    play_vec(venv, 5, seed=1)
+    same_future(venv, play_vec, "SingleAgentVecEnv", steps=80, seed=2)
+
+
+@pytest.mark.parametrize("how", COPIES)
+@pytest.mark.parametrize("name", ["SingleAgentEnv-heuristic", "run", "vec"])  # many actions
+def test_a_copy_samples_the_legal_actions_of_its_own_game(how, name):
+    """The action space of a copy draws from the copy's masks, with the original's stream
+    (games where most actions are illegal, so that drawing from any other mask shows)."""
+    if name == "vec":
+        env = _started(SingleAgentVecEnv("surfosaurus_max_v0", 2, seed=0))
+        play, mask = play_vec, lambda e: e.action_masks()[0]
+    else:
+        env = _started(SINGLE_AGENT_VIEWS[name]())
+        play, mask = play_gym, lambda e: e.action_masks()
+    env.action_space.seed(7)
+    twin = COPIES[how](env)
+    assert [twin.action_space.sample() for _ in range(20)] == [
+        env.action_space.sample() for _ in range(20)
+    ]
+    play(twin, 3, seed=0)
+    for _ in range(20):
+        assert mask(twin)[twin.action_space.sample()]
+
+
+def test_a_copied_batched_env_has_live_views_of_its_own_buffers():
+    venv = card_envs.make_vec("no_thanks_v0", 3, seed=0)
+    venv.reset()
+    for twin in (copy.deepcopy(venv), pickle.loads(pickle.dumps(venv))):
+        for view, buffer in ((twin.observations, twin._obs), (twin.action_masks, twin._masks)):
+            assert np.shares_memory(view, buffer) and not view.flags.writeable
+        assert not np.shares_memory(twin.states, venv.states)
+        assert twin._batch_step is venv._batch_step  # the kernel itself, not a recompiled copy
 
 
 # --- numpy actions ------------------------------------------------------------------------------

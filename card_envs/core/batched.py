@@ -83,6 +83,20 @@ class BatchedEnv:
     AEC env reset with that seed (and then reset without a seed after each game).
     """
 
+    # derived from the buffers and the game: a copy rebuilds them instead of copying them apart
+    _DERIVED = (
+        "observations",
+        "action_masks",
+        "current_player",
+        "final_observations",
+        "final_scores",
+        "final_wins",
+        "_views",
+        "_buffers",
+        "_batch_reset",
+        "_batch_step",
+    )
+
     def __init__(self, game: Game, num_envs: int, seed: int | None = None) -> None:
         if (
             isinstance(num_envs, bool)
@@ -109,6 +123,13 @@ class BatchedEnv:
         self._final_obs = np.zeros((n, p, game.obs_size), dtype=np.float32)
         self._final_scores = np.zeros((n, p), dtype=np.float64)
         self._final_wins = np.zeros((n, p), dtype=np.float64)
+        self._seed = seed
+        self._started = False
+        self._bind()
+
+    def _bind(self) -> None:
+        """The read-only views of the buffers, the buffer tuple the kernels take, and the
+        game's kernels."""
         self.observations = _readonly(self._obs)
         self.action_masks = _readonly(self._masks)
         self.current_player = _readonly(self._player)
@@ -122,7 +143,6 @@ class BatchedEnv:
             _readonly(self._terminated),
             _readonly(self._truncated),
         )
-        self._seed = seed
         self._buffers = (
             self.states,
             self._obs,
@@ -135,9 +155,18 @@ class BatchedEnv:
             self._final_scores,
             self._final_wins,
         )
-        self._batch_reset = type(game).batch_reset_kernel
-        self._batch_step = type(game).batch_step_kernel
-        self._started = False
+        self._batch_reset = type(self.game).batch_reset_kernel
+        self._batch_step = type(self.game).batch_step_kernel
+
+    def __getstate__(self) -> dict:
+        """Without the views and kernels: pickled or deep-copied, a view would become an array
+        of its own that the kernels never update (stale observations and masks), and a kernel
+        would be pickled by value and compiled again."""
+        return {k: v for k, v in self.__dict__.items() if k not in self._DERIVED}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._bind()
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """New game everywhere. A seed (here or at construction) seeds instance i with seed+i;

@@ -35,11 +35,34 @@ class LegalDiscrete(spaces.Discrete):
         self._legal_mask = legal_mask
 
     def __reduce__(self):
-        """Pickles (e.g. inside a saved SB3 model) as the plain `Discrete(n)` it is: the
-        legal-mask function belongs to a live env and would drag the whole env along."""
-        return (spaces.Discrete, (int(self.n), None, int(self.start)))
+        """Pickles (e.g. inside a saved SB3 model) as the plain `Discrete(n)` it is, with its
+        random stream: the legal-mask function belongs to a live env and would drag the whole
+        env along. An env that is copied binds it again (`LegalSampling`)."""
+        state = {"start": self.start, "_np_random": self._np_random}
+        return (spaces.Discrete, (int(self.n), None, int(self.start)), state)
 
     def sample(self, mask: np.ndarray | None = None, probability: np.ndarray | None = None):
         if mask is None and probability is None:
             mask = np.asarray(self._legal_mask(), dtype=np.int8)
         return super().sample(mask=mask, probability=probability)
+
+
+class LegalSampling:
+    """Base of the single-agent envs, whose `action_space` is a `LegalDiscrete` over
+    `_sample_mask()`: a copy (pickle, deepcopy) gets back the plain `Discrete` that a
+    `LegalDiscrete` pickles as, and binds it to its own masks again here."""
+
+    action_space: spaces.Space
+
+    def _legal_action_space(self, n: int) -> LegalDiscrete:
+        return LegalDiscrete(n, self._sample_mask)
+
+    def _sample_mask(self) -> np.ndarray:
+        """The mask that `action_space.sample()` draws from."""
+        raise NotImplementedError
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        plain = self.action_space
+        self.action_space = self._legal_action_space(int(plain.n))
+        self.action_space._np_random = plain._np_random

@@ -1,21 +1,32 @@
-"""Checks of what other libraries do with an env: step it with numpy actions, read its state
-vector.
+"""Checks of what other libraries do with an env: copy it, step it with numpy actions, read its
+state vector.
 
 Each check takes an env id and a config and raises `AssertionError` naming the env, the config
 and what broke. They play seeded random legal games of a few hundred steps at most.
+`same_future` and the `play_*` functions also serve the single-agent views' tests.
 """
 
 from __future__ import annotations
 
+import copy
+import pickle
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from gymnasium.utils.env_checker import data_equivalence
 
 from card_envs.core.aec import CardEnv
-from card_envs.registry import make
+from card_envs.core.batched import BatchedEnv
+from card_envs.registry import make, make_vec
 
 Config = dict[str, Any]
 Trace = list[Any]
+
+COPIES: dict[str, Callable[[Any], Any]] = {
+    "pickle": lambda env: pickle.loads(pickle.dumps(env)),
+    "deepcopy": copy.deepcopy,
+}
 
 
 def _where(env_id: str, config: Config) -> str:
@@ -48,7 +59,80 @@ def play_aec(env: CardEnv, steps: int, seed: int) -> Trace:
     return trace
 
 
+def play_batched(venv: BatchedEnv, steps: int, seed: int) -> Trace:
+    """`steps` random legal batched steps: per step everything `step` returns, the final
+    observations, scores and wins, and the state rows."""
+    rng = np.random.default_rng(seed)
+    trace: Trace = []
+    for _ in range(steps):
+        out = venv.step(_random_legal(venv.action_masks, rng))
+        finals = (venv.final_observations, venv.final_scores, venv.final_wins)
+        trace.append(tuple(np.copy(a) for a in (*out, *finals, venv.states)))
+    return trace
+
+
+def play_gym(env: Any, steps: int, seed: int) -> Trace:
+    """`steps` random legal steps of a single-agent Gymnasium env with `action_masks()`, reset
+    (without a seed) after each episode."""
+    rng = np.random.default_rng(seed)
+    trace: Trace = []
+    for _ in range(steps):
+        result = env.step(int(_random_legal(env.action_masks()[None], rng)[0]))
+        trace.append((*result, env.action_masks()))
+        if result[2] or result[3]:
+            trace.append((*env.reset(), env.action_masks()))
+    return trace
+
+
+def play_vec(venv: Any, steps: int, seed: int) -> Trace:
+    """`steps` random legal steps of an SB3 VecEnv with `action_masks()`."""
+    rng = np.random.default_rng(seed)
+    return [
+        (*venv.step(_random_legal(venv.action_masks(), rng)), venv.action_masks())
+        for _ in range(steps)
+    ]
+
+
+def same_future(
+    env: Any, play: Callable[[Any, int, int], Trace], where: str, steps: int, seed: int = 0
+) -> None:
+    """A pickled and a deep-copied `env` play on exactly like `env` (the same actions give the
+    same trace), and playing the copies first leaves `env` as it was."""
+    twins = {how: clone(env) for how, clone in COPIES.items()}
+    traces = {how: play(twin, steps, seed) for how, twin in twins.items()}
+    want = play(env, steps, seed)
+    for how, got in traces.items():
+        for t, (a, b) in enumerate(zip(got, want, strict=True)):
+            if data_equivalence(a, b, exact=True):
+                continue
+            k = next(k for k in range(len(a)) if not data_equivalence(a[k], b[k], exact=True))
+            raise AssertionError(
+                f"{where}: the {how} copy differs from the original (or stepping it changed the "
+                f"original) {t} steps after the copy, in item {k} of {play.__name__}'s record: "
+                f"{_short(a[k])} != {_short(b[k])}"
+            )
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 200 else text[:200] + "..."
+
+
 # --- the checks -----------------------------------------------------------------------------------
+
+
+def check_copies(env_id: str, config: Config, seed: int = 0) -> None:
+    """Pickled and deep-copied mid-game, the AEC env and the batched env play on exactly like
+    the original; the original is unaffected by stepping the copies."""
+    where = _where(env_id, config)
+    env = make(env_id, **config)
+    env.reset(seed=seed)
+    play_aec(env, 7, seed + 1)
+    same_future(env, play_aec, f"{where} AEC env", steps=150, seed=seed + 2)
+    venv = make_vec(env_id, 4, seed=seed, **config)
+    venv.reset()
+    play_batched(venv, 7, seed + 1)
+    same_future(venv, play_batched, f"{where} batched env", steps=60, seed=seed + 2)
 
 
 def check_numpy_actions(env_id: str, config: Config, seed: int = 0) -> None:

@@ -10,11 +10,11 @@ import numpy as np
 
 from agents import Agent
 from card_envs.core.aec import check_illegal_action_mode
-from card_envs.core.spaces import as_action
+from card_envs.core.spaces import LegalSampling, as_action
 from card_envs.wrappers.learner import LearnerSeats
 
 
-class SingleAgentEnv(gymnasium.Env):
+class SingleAgentEnv(LegalSampling, gymnasium.Env):
     """One game at a time from the learner's seat; `action_masks()` for MaskablePPO.
 
     Observations are the game's observation vector; `info["action_mask"]` and
@@ -38,7 +38,8 @@ class SingleAgentEnv(gymnasium.Env):
         self.illegal_action = illegal_action
         self._driver = LearnerSeats.create(env_id, 1, opponents, seat, seed, **config)
         self._venv = self._driver.venv
-        self.observation_space, self.action_space = self._driver.spaces()
+        self.observation_space = self._driver.observation_space()
+        self.action_space = self._legal_action_space(self._venv.num_actions)
         self._seed = seed
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -65,6 +66,9 @@ class SingleAgentEnv(gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         return self._venv.action_masks[0].astype(bool)
+
+    def _sample_mask(self) -> np.ndarray:
+        return self._venv.action_masks[0]
 
     def _info(self) -> dict:
         return {"action_mask": self._venv.action_masks[0].copy(), "seat": int(self._driver.seat[0])}

@@ -17,7 +17,6 @@ import numpy as np
 
 from agents import Agent, make_agent
 from card_envs.core.batched import SKIP, BatchedEnv
-from card_envs.core.spaces import LegalDiscrete
 from card_envs.registry import make_vec
 
 
@@ -132,14 +131,10 @@ class LearnerSeats:
             agents = build_agents(specs, env_id, seed, game.config)
         return cls(venv, agents, seat, pool_weights, seed)
 
-    def spaces(self) -> tuple[gymnasium.spaces.Box, LegalDiscrete]:
-        """The learner's observation and action spaces (sampling gives instance 0's legal
-        actions, which is the whole env for the single-instance Gymnasium view)."""
+    def observation_space(self) -> gymnasium.spaces.Box:
+        """The learner's observation space (the game's observation bounds)."""
         low, high = self.venv.game.obs_bounds()
-        return (
-            gymnasium.spaces.Box(low, high, dtype=np.float32),
-            LegalDiscrete(self.venv.num_actions, lambda: self.venv.action_masks[0]),
-        )
+        return gymnasium.spaces.Box(low, high, dtype=np.float32)
 
     def reset(self, seed: int | None = None) -> None:
         self.venv.reset(seed)

@@ -9,10 +9,11 @@ import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 
 from agents import Agent
+from card_envs.core.spaces import LegalSampling
 from card_envs.wrappers.learner import LearnerSeats
 
 
-class SingleAgentVecEnv(VecEnv):
+class SingleAgentVecEnv(LegalSampling, VecEnv):
     """`num_envs` games stepped by one engine call, the learner in one seat of each.
 
     Opponents' actions are computed in batches. `opponents` is one spec or agent for every
@@ -38,7 +39,11 @@ class SingleAgentVecEnv(VecEnv):
         )
         self._venv = self.driver.venv
         self.render_mode = None
-        super().__init__(num_envs, *self.driver.spaces())
+        super().__init__(
+            num_envs,
+            self.driver.observation_space(),
+            self._legal_action_space(self._venv.num_actions),
+        )
         self._seed = seed
         self._actions: np.ndarray | None = None
         self._ep_return = np.zeros(num_envs)
@@ -68,6 +73,10 @@ class SingleAgentVecEnv(VecEnv):
 
     def action_masks(self) -> np.ndarray:
         return self._venv.action_masks.astype(bool)
+
+    def _sample_mask(self) -> np.ndarray:
+        """Instance 0's legal actions: what a plain `action_space.sample()` draws among."""
+        return self._venv.action_masks[0]
 
     def seed(self, seed: int | None = None) -> list[None]:
         self._seed = seed

@@ -16,7 +16,7 @@ import numpy as np
 from card_envs.core import layout, rng
 from card_envs.core.aec import check_illegal_action_mode
 from card_envs.core.config import Option, resolve
-from card_envs.core.spaces import LegalDiscrete, as_action
+from card_envs.core.spaces import LegalSampling, as_action
 from card_envs.games.double_or_nothing import engine as k
 from card_envs.games.double_or_nothing.spec import MAX_STAGE, DoubleOrNothing
 
@@ -30,7 +30,7 @@ OPTIONS = {
 }
 
 
-class DoubleOrNothingRun(gymnasium.Env):
+class DoubleOrNothingRun(LegalSampling, gymnasium.Env):
     """Gymnasium env; `action_masks()` makes it usable by MaskablePPO directly."""
 
     metadata = {"render_modes": ["ansi"]}
@@ -52,7 +52,7 @@ class DoubleOrNothingRun(gymnasium.Env):
         ]
         low, high = self._games[0].obs_bounds()
         self.observation_space = gymnasium.spaces.Box(low, high, dtype=np.float32)
-        self.action_space = LegalDiscrete(k.NUM_RANGES + 1, self.action_masks)
+        self.action_space = self._legal_action_space(k.NUM_RANGES + 1)
         self._row = self._games[-1].new_row()  # big enough for every stage
         self._mask = np.zeros(k.NUM_RANGES + 1, dtype=np.int8)
         self._rewards = np.zeros(2, dtype=np.float32)
@@ -125,6 +125,9 @@ class DoubleOrNothingRun(gymnasium.Env):
     def action_masks(self) -> np.ndarray:
         k.legal(self._row, self._mask)
         return self._mask.astype(bool)
+
+    def _sample_mask(self) -> np.ndarray:
+        return self.action_masks()
 
     def render(self) -> str | None:
         if self.render_mode is None:
