@@ -1,10 +1,12 @@
-"""Env ids -> games, and the `make` / `make_vec` entry points."""
+"""Env ids -> games, and the `make` / `make_parallel` / `make_vec` entry points."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import gymnasium
+from pettingzoo import ParallelEnv
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 from card_envs.core.aec import CardEnv
 from card_envs.core.batched import BatchedEnv
@@ -54,6 +56,17 @@ def make(
     if env_id in _SINGLE_AGENT:
         return _SINGLE_AGENT[env_id](render_mode, illegal_action, **config)
     return CardEnv(make_game(env_id, **config), render_mode, illegal_action)
+
+
+def make_parallel(
+    env_id: str, render_mode: str | None = None, illegal_action: str = "raise", **config: Any
+) -> ParallelEnv:
+    """PettingZoo Parallel env of `env_id`: PettingZoo's turn-based conversion of the AEC env.
+
+    Each step applies the action of the one seat to act (the one whose `action_mask` is not
+    all zero); the other seats' actions are required but ignored."""
+    game_class(env_id)  # a single-agent or unknown id fails here, naming the multi-agent ids
+    return turn_based_aec_to_parallel(make(env_id, render_mode, illegal_action, **config))
 
 
 def make_vec(env_id: str, num_envs: int, seed: int | None = None, **config: Any) -> BatchedEnv:

@@ -1,6 +1,6 @@
 """What other libraries do with the envs: copy them (SB3, RLlib and Tianshou pickle envs into
 workers), step them with numpy actions (SB3's `predict`), read `state()` (centralised
-critics)."""
+critics), run them as Parallel envs."""
 
 import copy
 import pickle
@@ -8,13 +8,16 @@ import pickle
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import data_equivalence
+from pettingzoo import ParallelEnv
 
 import card_envs
+from card_envs.core.aec import CardEnv
 from card_envs.testing import case_id, cases
 from card_envs.testing.faces import (
     COPIES,
     check_copies,
     check_numpy_actions,
+    check_parallel,
     check_state_vector,
     play_gym,
     play_vec,
@@ -25,7 +28,9 @@ from card_envs.wrappers import SingleAgentEnv, SingleAgentVecEnv
 RUN_ID = "double_or_nothing_run_v0"
 
 
-@pytest.mark.parametrize("check", [check_copies, check_numpy_actions, check_state_vector])
+@pytest.mark.parametrize(
+    "check", [check_copies, check_numpy_actions, check_state_vector, check_parallel]
+)
 @pytest.mark.parametrize("case", cases(), ids=case_id)
 def test_face_checks(check, case):
     check(*case)
@@ -158,3 +163,20 @@ def test_state_is_every_seats_observation_in_seat_order():
     for part, agent in zip(parts, env.possible_agents, strict=True):
         assert np.array_equal(part, env.observe(agent)["observation"])
     assert len({part.tobytes() for part in parts}) == 3  # three different hands
+
+
+# --- Parallel envs ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("env_id", card_envs.multi_agent_env_ids())
+def test_make_parallel_gives_a_parallel_env_over_the_aec_env(env_id):
+    par = card_envs.make_parallel(env_id, illegal_action="penalize")
+    assert isinstance(par, ParallelEnv) and isinstance(par.unwrapped, CardEnv)
+    assert par.unwrapped.illegal_action == "penalize" and par.state_space.shape[0] > 0
+
+
+@pytest.mark.parametrize("env_id", [RUN_ID, "no_such_v0"])
+def test_make_parallel_refuses_ids_without_a_multi_agent_env(env_id):
+    with pytest.raises(ValueError, match=env_id) as err:
+        card_envs.make_parallel(env_id)
+    assert "no_thanks_v0" in str(err.value)  # names the ids that work

@@ -1,5 +1,5 @@
 """Checks of what other libraries do with an env: copy it, step it with numpy actions, read its
-state vector.
+state vector, run it as a Parallel env.
 
 Each check takes an env id and a config and raises `AssertionError` naming the env, the config
 and what broke. They play seeded random legal games of a few hundred steps at most.
@@ -8,17 +8,21 @@ and what broke. They play seeded random legal games of a few hundred steps at mo
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import io
 import pickle
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from gymnasium.utils.env_checker import data_equivalence
+from pettingzoo.test import parallel_api_test, parallel_seed_test
 
 from card_envs.core.aec import CardEnv
 from card_envs.core.batched import BatchedEnv
-from card_envs.registry import make, make_vec
+from card_envs.registry import make, make_parallel, make_vec
 
 Config = dict[str, Any]
 Trace = list[Any]
@@ -186,3 +190,40 @@ def check_state_vector(env_id: str, config: Config, seed: int = 0, steps: int = 
         assert np.array_equal(got, obs["observation"]), f"{where}: {agent}'s part of state()"
     observations = [env.observe(agent)["observation"] for agent in env.possible_agents]
     assert np.array_equal(env.state(), np.concatenate(observations)), f"{where}: state()"
+
+
+def check_parallel(env_id: str, config: Config, seed: int = 0) -> None:
+    """`make_parallel` passes PettingZoo's parallel API and seed tests with
+    `illegal_action="penalize"`, and plays a seeded game (up to 200 steps) exactly as the AEC
+    env does: the same observations, masks (only the seat to act has one), rewards and
+    state."""
+    where = _where(env_id, config)
+
+    def factory():
+        return make_parallel(env_id, illegal_action="penalize", **config)
+
+    with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+        warnings.simplefilter("error")  # PettingZoo reports API problems as warnings
+        warnings.filterwarnings("ignore", ".*illegal action", UserWarning)  # penalize warns
+        try:
+            parallel_api_test(factory(), num_cycles=100)
+            parallel_seed_test(factory, num_cycles=100)
+        except (AssertionError, UserWarning) as err:
+            raise AssertionError(f"{where}: {type(err).__name__}: {err}") from err
+    par, env = make_parallel(env_id, **config), make(env_id, **config)
+    obs, _ = par.reset(seed=seed)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(200):  # or to the end of the game
+        live = [agent for agent in par.agents if obs[agent]["action_mask"].any()]
+        assert live == [env.agent_selection], f"{where}: seats with a mask {live}"
+        for agent in par.agents:
+            assert data_equivalence(obs[agent], env.observe(agent)), f"{where}: {agent}'s obs"
+        assert np.array_equal(par.state(), env.state()), f"{where}: state()"
+        action = int(_random_legal(obs[live[0]]["action_mask"][None], rng)[0])
+        obs, rewards, terminations, truncations, _ = par.step(dict.fromkeys(par.agents, action))
+        env.step(action)
+        assert rewards == env.rewards, f"{where}: rewards {rewards} != {env.rewards}"
+        if not par.agents:
+            assert all(terminations.values()) or all(truncations.values()), where
+            return
