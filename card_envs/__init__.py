@@ -1,6 +1,21 @@
 """card_envs: fast, faithful multi-agent RL environments for card games."""
 
-from card_envs.registry import env_ids, make, make_parallel, make_vec, multi_agent_env_ids
+from card_envs.registry import (
+    env_ids,
+    gym_id,
+    make,
+    make_parallel,
+    make_vec,
+    multi_agent_env_ids,
+    pettingzoo_module,
+    register_envs,
+)
 
 __version__ = "0.1.0"
-__all__ = ["env_ids", "make", "make_parallel", "make_vec", "multi_agent_env_ids", "__version__"]
+__all__ = ["env_ids", "gym_id", "make", "make_parallel", "make_vec", "multi_agent_env_ids"]
+
+register_envs()
+# `from card_envs import no_thanks_v0`: one PettingZoo-style module per multi-agent id
+for _env_id in multi_agent_env_ids():
+    globals()[_env_id] = pettingzoo_module(_env_id)
+    __all__.append(_env_id)

@@ -1,10 +1,15 @@
-"""Env ids -> games, and the `make` / `make_parallel` / `make_vec` entry points."""
+"""Env ids -> games; the `make` / `make_parallel` / `make_vec` entry points; and the same envs
+where other libraries look for them: Gymnasium ids and PettingZoo-style modules."""
 
 from __future__ import annotations
 
+import functools
+import sys
+from types import ModuleType
 from typing import Any
 
 import gymnasium
+import pettingzoo
 from pettingzoo import ParallelEnv
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
@@ -72,3 +77,49 @@ def make_parallel(
 def make_vec(env_id: str, num_envs: int, seed: int | None = None, **config: Any) -> BatchedEnv:
     """Batched env: `num_envs` instances stepped by one compiled call; instance i uses seed+i."""
     return BatchedEnv(make_game(env_id, **config), num_envs, seed)
+
+
+NAMESPACE = "card_envs"  # of our ids in Gymnasium's and PettingZoo's registries
+
+
+def gym_id(env_id: str) -> str:
+    """The Gymnasium id of `env_id`: the env itself for a single-agent id, the single-agent
+    view (`SingleAgentEnv`, opponents inside) for a multi-agent one."""
+    if env_id in _SINGLE_AGENT:
+        return f"{NAMESPACE}/{env_id}"
+    game_class(env_id)
+    return f"{NAMESPACE}/{env_id}-single"
+
+
+def register_envs() -> None:
+    """Register every id where other libraries look (`card_envs` does it on import), the
+    classes imported only when made: with Gymnasium, so `gymnasium.make(gym_id(env_id))`
+    works and sets `env.spec`; with PettingZoo's registry (1.27 on), so
+    `pettingzoo.make("aec" or "parallel", "card_envs/<env_id>")` works."""
+    if any(gym_id(env_id) in gymnasium.registry for env_id in env_ids()):
+        return  # done already (card_envs reloaded): registering again would warn
+    for env_id in _GAMES:
+        view = "card_envs.wrappers.gym_env:SingleAgentEnv"
+        gymnasium.register(gym_id(env_id), view, kwargs={"env_id": env_id})
+    for env_id, cls in _SINGLE_AGENT.items():
+        gymnasium.register(gym_id(env_id), f"{cls.__module__}:{cls.__name__}")
+    if not hasattr(pettingzoo, "register"):  # PettingZoo < 1.27: modules only
+        return
+    for env_id in _GAMES:
+        for kind, factory in (("aec", "make"), ("parallel", "make_parallel")):
+            pz_id = f"{NAMESPACE}/{env_id}"
+            pettingzoo.register(kind, pz_id, f"{__name__}:{factory}", kwargs={"env_id": env_id})
+
+
+def pettingzoo_module(env_id: str) -> ModuleType:
+    """The module `card_envs.<env_id>`, as PettingZoo's own env modules are: `env()` and
+    `raw_env()` (the same AEC env, which needs no wrappers) and `parallel_env()`, each taking
+    `render_mode`, `illegal_action` and the game's options."""
+    game_class(env_id)
+    name = f"{__package__}.{env_id}"
+    module = ModuleType(name, f"`{env_id}` the PettingZoo way: env(), raw_env(), parallel_env().")
+    module.env = module.raw_env = functools.partial(make, env_id)
+    module.parallel_env = functools.partial(make_parallel, env_id)
+    module.__all__ = ["env", "parallel_env", "raw_env"]
+    sys.modules[name] = module  # so `import card_envs.<env_id>` works too
+    return module

@@ -1,13 +1,16 @@
 """What other libraries do with the envs: copy them (SB3, RLlib and Tianshou pickle envs into
-workers), step them with numpy actions (SB3's `predict`), read `state()` (centralised
-critics), run them as Parallel envs."""
+workers), step them with numpy actions, read `state()`, run them as Parallel envs, make them
+by Gymnasium id or from PettingZoo-style modules, and run their env checkers."""
 
 import copy
+import importlib
 import pickle
+import warnings
 
+import gymnasium
 import numpy as np
 import pytest
-from gymnasium.utils.env_checker import data_equivalence
+from gymnasium.utils.env_checker import check_env, data_equivalence
 from pettingzoo import ParallelEnv
 
 import card_envs
@@ -180,3 +183,70 @@ def test_make_parallel_refuses_ids_without_a_multi_agent_env(env_id):
     with pytest.raises(ValueError, match=env_id) as err:
         card_envs.make_parallel(env_id)
     assert "no_thanks_v0" in str(err.value)  # names the ids that work
+
+
+# --- Gymnasium ids ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("env_id", card_envs.env_ids())
+def test_every_id_is_registered_with_gymnasium_and_passes_its_checker(env_id):
+    """Gymnasium's checker samples actions before a seeded reset, so that they may be illegal
+    after it: it passes with illegal_action="penalize" (heuristic opponents: they are
+    deterministic, as the checker's determinism checks need)."""
+    kwargs = {} if env_id == RUN_ID else {"opponents": "heuristic"}
+    env = gymnasium.make(card_envs.gym_id(env_id), illegal_action="penalize", **kwargs)
+    assert (
+        env.spec.id
+        == card_envs.gym_id(env_id)
+        == f"card_envs/{env_id}" + ("" if env_id == RUN_ID else "-single")
+    )
+    expected = type(card_envs.make(RUN_ID)) if env_id == RUN_ID else SingleAgentEnv
+    assert type(env.unwrapped) is expected
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the checker's notes on our Box bounds and wrappers
+        check_env(env.unwrapped, skip_render_check=True)
+
+
+def test_gymnasium_make_passes_opponents_seat_and_game_options():
+    env = gymnasium.make(
+        "card_envs/no_thanks_v0-single", opponents="heuristic", seat=2, num_players=5, seed=0
+    )
+    _, info = env.reset()
+    assert info["seat"] == 2 and env.unwrapped._venv.num_players == 5
+    run = gymnasium.make("card_envs/double_or_nothing_run_v0", max_stage=2)
+    assert run.unwrapped.config["max_stage"] == 2
+    with pytest.raises(ValueError, match="num_players"):
+        gymnasium.make("card_envs/no_thanks_v0-single", num_players=9)
+
+
+# --- PettingZoo-style modules -------------------------------------------------------------------
+
+
+def test_from_card_envs_import_a_game_module():
+    from card_envs import no_thanks_v0
+
+    env = no_thanks_v0.env(num_players=4, illegal_action="penalize")
+    assert isinstance(env, CardEnv) and len(env.possible_agents) == 4
+    assert env.illegal_action == "penalize"
+
+
+@pytest.mark.parametrize("env_id", card_envs.multi_agent_env_ids())
+def test_every_multi_agent_id_has_a_module(env_id):
+    module = importlib.import_module(f"card_envs.{env_id}")
+    assert getattr(card_envs, env_id) is module
+    for factory in (module.env, module.raw_env):
+        env = factory(render_mode="ansi")
+        assert isinstance(env, CardEnv) and env.metadata["name"] == env_id
+        assert env.render_mode == "ansi"
+    assert isinstance(module.parallel_env(), ParallelEnv)
+    assert pickle.loads(pickle.dumps(module.env))().metadata["name"] == env_id
+
+
+@pytest.mark.parametrize("env_id", card_envs.multi_agent_env_ids())
+def test_every_multi_agent_id_is_in_pettingzoos_registry(env_id):
+    import pettingzoo
+
+    aec = pettingzoo.make("aec", f"card_envs/{env_id}", illegal_action="penalize")
+    assert isinstance(aec, CardEnv) and aec.illegal_action == "penalize"
+    par = pettingzoo.make("parallel", f"card_envs/{env_id}", render_mode="ansi")
+    assert isinstance(par, ParallelEnv) and par.unwrapped.metadata["name"] == env_id
