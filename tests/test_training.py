@@ -15,6 +15,7 @@ pytest.importorskip("sb3_contrib")
 
 from agents import make_agent  # noqa: E402
 from card_envs.cli import main as cli_main  # noqa: E402
+from training import monitor  # noqa: E402
 from training.config import TrainConfigError, load_config, parse_config  # noqa: E402
 from training.opponents import OpponentPool  # noqa: E402
 from training.ship import ship  # noqa: E402
@@ -234,12 +235,26 @@ def test_resume_continues_from_the_checkpoint_and_refuses_a_changed_config(tmp_p
     assert fresh["timesteps"] == 1024
 
 
-def test_resume_after_an_interrupted_run_reaches_the_total(tmp_path):
+class _SlowClock:
+    """A clock on which every reading is a minute after the last: the test, not the machine,
+    decides when a time limit runs out."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def perf_counter(self) -> float:
+        self.now += 60.0
+        return self.now
+
+
+def test_resume_after_an_interrupted_run_reaches_the_total(tmp_path, monkeypatch):
     raw = tiny({"env": "no_thanks_v0"}, tmp_path, total_timesteps=2048)
     cfg = parse_config(raw)
-    stopped = train(
-        type(cfg)(**{**cfg.__dict__, "time_limit_minutes": 1e-3}), echo=lambda _: None
-    )  # stops at the first step: a stand-in for a killed run with a checkpoint
+    with monkeypatch.context() as patch:
+        patch.setattr(monitor, "time", _SlowClock())
+        stopped = train(
+            type(cfg)(**{**cfg.__dict__, "time_limit_minutes": 1.0}), echo=lambda _: None
+        )  # stops at the first step: a stand-in for a killed run with a checkpoint
     assert stopped["stopped_by_time_limit"] and stopped["timesteps"] < 2048
     resumed = train(cfg, resume=True, echo=lambda _: None)
     rollout = cfg.num_envs * cfg.ppo.n_steps  # SB3 stops at the end of a rollout
