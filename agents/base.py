@@ -18,6 +18,10 @@ class Agent:
     def reset(self) -> None:
         """Called at the start of each game (stateless agents ignore it)."""
 
+    def reseed(self, seed: int | None) -> None:
+        """Restart the agent's own random stream, so that an env reset with a seed replays
+        the same games (agents that draw no random numbers ignore it)."""
+
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 

@@ -212,6 +212,9 @@ class PolicyAgent(Agent):
         self.deterministic = deterministic
         self._rng = np.random.default_rng(seed)
 
+    def reseed(self, seed: int | None) -> None:
+        self._rng = np.random.default_rng(seed)
+
     def action_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The masked policy's action probabilities, one row per observation.
 

@@ -191,10 +191,9 @@ def test_make_parallel_refuses_ids_without_a_multi_agent_env(env_id):
 @pytest.mark.parametrize("env_id", card_envs.env_ids())
 def test_every_id_is_registered_with_gymnasium_and_passes_its_checker(env_id):
     """Gymnasium's checker samples actions before a seeded reset, so that they may be illegal
-    after it: it passes with illegal_action="penalize" (heuristic opponents: they are
-    deterministic, as the checker's determinism checks need)."""
-    kwargs = {} if env_id == RUN_ID else {"opponents": "heuristic"}
-    env = gymnasium.make(card_envs.gym_id(env_id), illegal_action="penalize", **kwargs)
+    after it: it passes with illegal_action="penalize". The default opponents play at
+    random: its determinism checks need reset(seed) to restart their streams too."""
+    env = gymnasium.make(card_envs.gym_id(env_id), illegal_action="penalize")
     assert (
         env.spec.id
         == card_envs.gym_id(env_id)

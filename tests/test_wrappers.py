@@ -156,3 +156,28 @@ def test_the_learner_action_space_pickles_as_a_plain_discrete():
     assert len(blob) < 500
     space = cloudpickle.loads(blob)
     assert type(space) is gymnasium.spaces.Discrete and space == gymnasium.spaces.Discrete(2)
+
+
+@pytest.mark.parametrize("env_id", ["no_thanks_v0", "double_or_nothing_v0"])
+def test_reset_with_a_seed_replays_the_games_of_random_opponents(env_id):
+    """reset(seed=s) restarts the opponents' own random streams too (and the seats): the same
+    learner actions then meet the same opponent moves."""
+
+    def play(env, seed):
+        obs, info = env.reset(seed=seed)
+        trace = [obs.copy()]
+        for _ in range(60):
+            action = int(np.flatnonzero(env.action_masks())[0])
+            obs, reward, term, trunc, info = env.step(action)
+            trace.append(obs.copy())
+            if term or trunc:
+                trace.append(env.reset()[0].copy())
+        return trace
+
+    env = SingleAgentEnv(env_id, opponents="random", seat="rotate", seed=1)
+    first = play(env, 5)
+    play(env, 9)  # move every random stream on
+    again = play(env, 5)
+    assert len(first) == len(again)
+    for a, b in zip(first, again, strict=True):
+        np.testing.assert_array_equal(a, b)

@@ -39,13 +39,17 @@ def opponent_agents(
     return build_agents(opponents, env_id, seed, config)
 
 
+def agent_seed(seed: int | None, k: int) -> int | None:
+    """The seed of the k-th opponent agent of a run seeded with `seed`."""
+    return None if seed is None else seed + 1000 + k
+
+
 def build_agents(
     specs: Sequence[str | Agent], env_id: str, seed: int | None, config: dict
 ) -> list[Agent]:
-    """The agents of `specs`, the k-th seeded with `seed + 1000 + k` (unseeded without a
-    seed)."""
+    """The agents of `specs`, the k-th seeded with `agent_seed(seed, k)`."""
     return [
-        make_agent(spec, env_id, seed=None if seed is None else seed + 1000 + k, **config)
+        make_agent(spec, env_id, seed=agent_seed(seed, k), **config)
         for k, spec in enumerate(specs)
     ]
 
@@ -77,6 +81,7 @@ class LearnerSeats:
         self.rotate = seat == "rotate"
         m = venv.num_envs
         self.seat = (np.arange(m) % n) if self.rotate else np.full(m, int(seat))
+        self._first_seat = self.seat.copy()
         self._actions = np.full(m, SKIP, dtype=np.int64)
         self._pending = np.zeros(m)  # learner reward earned since its last action
         self._rng = np.random.default_rng(seed)
@@ -137,6 +142,14 @@ class LearnerSeats:
         return gymnasium.spaces.Box(low, high, dtype=np.float32)
 
     def reset(self, seed: int | None = None) -> None:
+        """New games everywhere. With a seed, everything random restarts from it (the deals,
+        the seats, the pool draws and the opponents' own streams, as `create` seeds them), so
+        the same seed replays the same games."""
+        if seed is not None:
+            self.seat[:] = self._first_seat
+            self._rng = np.random.default_rng(seed)
+            for k, agent in enumerate(self.opponents):
+                agent.reseed(agent_seed(seed, k))
         self.venv.reset(seed)
         self._draw_opponents(np.arange(self.venv.num_envs))
         for agent in self.opponents:
