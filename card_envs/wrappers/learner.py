@@ -49,8 +49,7 @@ def build_agents(
 ) -> list[Agent]:
     """The agents of `specs`, the k-th seeded with `agent_seed(seed, k)`."""
     return [
-        make_agent(spec, env_id, seed=agent_seed(seed, k), **config)
-        for k, spec in enumerate(specs)
+        make_agent(spec, env_id, seed=agent_seed(seed, k), **config) for k, spec in enumerate(specs)
     ]
 
 
