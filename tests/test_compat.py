@@ -15,13 +15,8 @@ from pettingzoo import ParallelEnv
 
 import card_envs
 from card_envs.core.aec import CardEnv
-from card_envs.testing import case_id, cases
 from card_envs.testing.faces import (
     COPIES,
-    check_copies,
-    check_numpy_actions,
-    check_parallel,
-    check_state_vector,
     play_gym,
     play_vec,
     same_future,
@@ -29,14 +24,6 @@ from card_envs.testing.faces import (
 from card_envs.wrappers import SingleAgentEnv, SingleAgentVecEnv
 
 RUN_ID = "double_or_nothing_run_v0"
-
-
-@pytest.mark.parametrize(
-    "check", [check_copies, check_numpy_actions, check_state_vector, check_parallel]
-)
-@pytest.mark.parametrize("case", cases(), ids=case_id)
-def test_face_checks(check, case):
-    check(*case)
 
 
 # --- copies of the single-agent views ----------------------------------------------------------

@@ -6,7 +6,7 @@ import pytest
 
 import card_envs
 from card_envs.registry import game_class, multi_agent_env_ids
-from card_envs.testing import case_id, cases, checks
+from card_envs.testing import case_id, cases, checks, faces
 
 CASES = cases()
 IDS = [case_id(c) for c in CASES]
@@ -20,6 +20,10 @@ PER_CASE = [
     checks.check_render,
     checks.check_lifecycle,
     checks.check_hidden_information,
+    faces.check_copies,
+    faces.check_numpy_actions,
+    faces.check_state_vector,
+    faces.check_parallel,
 ]
 
 
