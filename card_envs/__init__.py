@@ -9,10 +9,19 @@ from card_envs.registry import (
     multi_agent_env_ids,
     pettingzoo_module,
     register_envs,
+    register_game,
 )
 
 __version__ = "0.1.0"
-__all__ = ["env_ids", "gym_id", "make", "make_parallel", "make_vec", "multi_agent_env_ids"]
+__all__ = [
+    "env_ids",
+    "gym_id",
+    "make",
+    "make_parallel",
+    "make_vec",
+    "multi_agent_env_ids",
+    "register_game",
+]
 
 register_envs()
 # `from card_envs import no_thanks_v0`: one PettingZoo-style module per multi-agent id

@@ -48,6 +48,20 @@ def game_class(env_id: str) -> type[Game]:
         raise ValueError(f"unknown env id {env_id!r}; known ids are {env_ids()}") from None
 
 
+def register_game(game: type[Game]) -> None:
+    """Serve a new game (a `Game` subclass and its engine, see `card_envs.core.engine`) like
+    the built-in ones: `make`, `make_vec`, the single-agent views, the Gymnasium and PettingZoo
+    registries, and `card_envs.testing.cases()`, so the conformance suite runs it."""
+    if not (isinstance(game, type) and issubclass(game, Game)):
+        raise ValueError(
+            f"register_game needs a subclass of card_envs.core.engine.Game, got {game!r}"
+        )
+    if game.env_id in env_ids():
+        raise ValueError(f"env id {game.env_id!r} is already registered; ids are {env_ids()}")
+    _GAMES[game.env_id] = game
+    _register_with_libraries(game.env_id)
+
+
 def make_game(env_id: str, **config: Any) -> Game:
     """The game spec of `env_id` with a validated config."""
     return game_class(env_id)(**config)
@@ -99,13 +113,17 @@ def register_envs() -> None:
     if any(gym_id(env_id) in gymnasium.registry for env_id in env_ids()):
         return  # done already (card_envs reloaded): registering again would warn
     for env_id in _GAMES:
-        view = "card_envs.wrappers.gym_env:SingleAgentEnv"
-        gymnasium.register(gym_id(env_id), view, kwargs={"env_id": env_id})
+        _register_with_libraries(env_id)
     for env_id, cls in _SINGLE_AGENT.items():
         gymnasium.register(gym_id(env_id), f"{cls.__module__}:{cls.__name__}")
-    if not hasattr(pettingzoo, "register"):  # PettingZoo < 1.27: modules only
-        return
-    for env_id in _GAMES:
+
+
+def _register_with_libraries(env_id: str) -> None:
+    """A multi-agent id's single-agent view with Gymnasium, its AEC and Parallel envs with
+    PettingZoo (1.27 on; older versions have modules only)."""
+    view = "card_envs.wrappers.gym_env:SingleAgentEnv"
+    gymnasium.register(gym_id(env_id), view, kwargs={"env_id": env_id})
+    if hasattr(pettingzoo, "register"):
         for kind, factory in (("aec", "make"), ("parallel", "make_parallel")):
             pz_id = f"{NAMESPACE}/{env_id}"
             pettingzoo.register(kind, pz_id, f"{__name__}:{factory}", kwargs={"env_id": env_id})
