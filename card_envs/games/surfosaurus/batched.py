@@ -1,8 +1,10 @@
-"""The Surfosaurus kernels bound to the generic batched loops (see `core.batched`)."""
+"""The Surfosaurus kernels bound to the generic batched loops (see `core.batched`)
+and to the batch check of their conservation laws (see `core.invariants`)."""
 
 from numba import njit
 
 from card_envs.core.batched import reset_all, step_all
+from card_envs.core.invariants import check_all
 from card_envs.games.surfosaurus import engine as k
 
 
@@ -14,3 +16,8 @@ def batch_reset(buffers):
 @njit(cache=True)
 def batch_step(buffers, actions):
     return step_all(buffers, actions, k.reset, k.step, k.observe, k.legal, k.outcome)
+
+
+@njit(cache=True)
+def batch_check(states):
+    return check_all(states, k.check_invariants)
