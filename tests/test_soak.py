@@ -1,0 +1,124 @@
+"""The soak (`python -m benchmarks.soak`): the quick run is clean for every case, and a broken
+engine is caught (mid-game and in the final position) and fails the run."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from benchmarks import soak
+from card_envs.core import layout
+from card_envs.games.no_thanks import NoThanks
+from card_envs.games.no_thanks import batched as nt_batched
+from card_envs.games.no_thanks import engine as nt
+from card_envs.testing import cases
+
+TOKENS_LAW = nt.INVARIANT_ERRORS[4]  # tokens are negative or not conserved
+
+
+def test_quick_soak_is_clean_for_every_case():
+    result = soak.soak(games=soak.QUICK_GAMES, aec_games=soak.QUICK_AEC_GAMES, log=None)
+    played = [(c.env_id, c.config) for c in result.cases]
+    assert played == cases()
+    for c in result.cases:
+        assert c.failures == [], "\n".join(c.failures)
+        assert (c.violations, c.crashes) == (0, 0), c.where
+        assert c.batched_games >= c.batched_target > 0, c.where
+        assert c.aec_games >= c.aec_target > 0, c.where
+    games_per_env = {}
+    for c in result.cases:
+        games_per_env[c.env_id] = games_per_env.get(c.env_id, 0) + c.batched_games
+    assert all(n >= soak.QUICK_GAMES for n in games_per_env.values()), games_per_env
+    report = soak.report(result)
+    for env_id, config in cases():
+        assert env_id in report and soak._config_text(config) in report
+
+
+def _run(capsys, *args: str) -> tuple[int, str]:
+    code = soak.main(["--env", "no_thanks_v0", "--games", "220", "--aec-games", "22", *args])
+    return code, capsys.readouterr().out
+
+
+@pytest.mark.parametrize("warm_up", [True, False], ids=["in-warm-up", "in-the-run"])
+def test_a_row_broken_mid_game_is_reported_and_fails(monkeypatch, capsys, warm_up):
+    """A batched step that slips a token into the pot of instance 1 (at its turn 10): caught
+    by the warm-up, or (without it) by the case's own run."""
+    if not warm_up:
+        monkeypatch.setattr(soak, "warm_up", lambda res, num_envs: None)
+    real = NoThanks.batch_step_kernel
+
+    def leaky_batch_step(buffers, actions):
+        bad = real(buffers, actions)
+        states = buffers[0]
+        if len(states) > 1 and states[1, layout.TURN] == 10:
+            states[1, nt.POT] += 1
+        return bad
+
+    monkeypatch.setattr(NoThanks, "batch_step_kernel", leaky_batch_step)
+    code, out = _run(capsys)
+    assert code == 1
+    assert "VIOLATION no_thanks_v0 {'num_players': 3, 'public_tokens': False}: batched " in out
+    assert "instance 1 (seeded 1, its game 0 counted from 0, turn 10)" in out
+    assert f"the row after the step: law 4: {TOKENS_LAW}" in out
+    assert "state_dict: {" in out and "  row: [" in out
+    assert "reproduce: python -m benchmarks.soak --env no_thanks_v0 --seed 0" in out
+    assert "FAIL: " in out and "invariant violation(s)" in out
+    assert ("(warm-up) VIOLATION" in out) == warm_up
+
+
+def test_a_broken_final_position_is_caught_in_both_faces(monkeypatch, capsys):
+    """A step kernel that loses a token when it ends the game: the AEC env checks the final
+    position, the batched soak replays the last step of each finished instance and checks it."""
+    real = NoThanks.step_kernel
+
+    def leaky_last_step(row, action, rewards):
+        real(row, action, rewards)
+        if row[layout.STATUS] != layout.RUNNING:
+            row[nt.POT] -= 1
+
+    monkeypatch.setattr(NoThanks, "step_kernel", leaky_last_step)
+    code, out = _run(capsys, "--seed", "3")
+    assert code == 1
+    assert "its final position, rebuilt by replaying the last step: law 4" in out
+    assert "(final position): law 4" in out
+    assert "--seed 3" in out
+
+
+def test_a_crash_is_counted_and_fails(monkeypatch):
+    def broken_heuristic(self, observations, masks):
+        raise RuntimeError("heuristic broke")
+
+    monkeypatch.setattr(NoThanks, "heuristic_actions", broken_heuristic)
+    result = soak.soak(["no_thanks_v0"], games=110, aec_games=11, log=None)
+    assert result.crashes >= 1 and result.violations == 0
+    assert any(
+        "CRASH no_thanks_v0" in f and "heuristic broke" in f
+        for c in result.cases
+        for f in c.failures
+    )
+    assert any("crash" in p for p in result.problems())
+
+
+def test_a_game_without_batch_check_is_checked_row_by_row(monkeypatch):
+    """A registered game of one's own may lack the compiled wrapper: the soak still checks."""
+    monkeypatch.delattr(nt_batched, "batch_check")
+    result = soak.soak(["no_thanks_v0"], games=110, aec_games=11, log=None)
+    assert (result.violations, result.crashes) == (0, 0)
+    assert all(c.batched_games >= c.batched_target for c in result.cases)
+
+
+def test_random_legal_picks_only_legal_actions_uniformly():
+    rng = np.random.default_rng(0)
+    masks = np.zeros((20_000, 5), dtype=np.int8)
+    masks[:, [1, 3, 4]] = 1
+    picks = soak.random_legal(masks, rng)
+    counts = np.bincount(picks, minlength=5)
+    assert counts[[0, 2]].sum() == 0
+    assert counts[[1, 3, 4]] == pytest.approx([20_000 / 3] * 3, rel=0.05)
+
+
+def test_options_are_checked():
+    with pytest.raises(SystemExit):
+        soak.main(["--env", "chess_v0"])
+    with pytest.raises(SystemExit):
+        soak.main(["--games", "0"])
