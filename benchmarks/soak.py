@@ -508,8 +508,14 @@ def warm_up(res: CaseResult, num_envs: int) -> None:
     game, and one AEC game, so numba has compiled (or loaded) every kernel and every buffer has
     been written once. A failure here is the case's (a crash or a violation), and the case is
     not played."""
-    trial = CaseResult(
-        res.env_id, res.config, res.config_index, res.seed, res.batched_target, 1, res.num_envs
+    trial = CaseResult(  # the case's targets, so that a failure's reproduce line is the case's
+        res.env_id,
+        res.config,
+        res.config_index,
+        res.seed,
+        res.batched_target,
+        res.aec_target,
+        res.num_envs,
     )
     try:
         BatchedSoak(trial, instances(res, num_envs), None).run(warm_up=True)
