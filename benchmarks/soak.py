@@ -59,6 +59,7 @@ import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
 import card_envs  # noqa: E402
+from benchmarks.tables import markdown  # noqa: E402
 from card_envs.core import layout  # noqa: E402
 from card_envs.core.engine import Game  # noqa: E402
 from card_envs.testing import cases as all_cases  # noqa: E402
@@ -586,18 +587,6 @@ def _say(log: TextIO | None, text: str) -> None:
 
 
 # --- report -------------------------------------------------------------------------------------
-def markdown(head: list[str], rows: list[list[str]], right: list[bool]) -> str:
-    """A markdown table with padded columns (right-aligned where `right`)."""
-    widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
-
-    def line(cells: list[str]) -> str:
-        out = [
-            c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right, strict=True)
-        ]
-        return "| " + " | ".join(out) + " |"
-
-    rule = ["-" * (w + 1) + ":" if r else "-" * (w + 2) for w, r in zip(widths, right, strict=True)]
-    return "\n".join([line(head), "|" + "|".join(rule) + "|", *(line(r) for r in rows)])
 
 
 def _config_text(config: Config) -> str:

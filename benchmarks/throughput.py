@@ -48,6 +48,7 @@ from pettingzoo.utils import wrappers  # noqa: E402
 import card_envs  # noqa: E402
 from benchmarks import peers  # noqa: E402
 from benchmarks.peers import NO_LIMIT, Runner, aec_runner  # noqa: E402
+from benchmarks.tables import markdown  # noqa: E402
 
 PEER = "tictactoe_v3"
 # Each game's issue sets its targets: (AEC x tictactoe AEC, batched x tictactoe AEC).
@@ -215,20 +216,6 @@ def table(results: dict[str, Any]) -> str:
         )
     rows.append([f"{PEER} (PettingZoo, env())", _rate(peer), _ratio(1.0), "-", "-"])
     return markdown(head, rows, [False, True, True, True, True])
-
-
-def markdown(head: list[str], rows: list[list[str]], right: list[bool]) -> str:
-    """A markdown table with padded columns (right-aligned where `right`)."""
-    widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
-
-    def line(cells: list[str]) -> str:
-        out = [
-            c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right, strict=True)
-        ]
-        return "| " + " | ".join(out) + " |"
-
-    rule = ["-" * (w + 1) + ":" if r else "-" * (w + 2) for w, r in zip(widths, right, strict=True)]
-    return "\n".join([line(head), "|" + "|".join(rule) + "|", *(line(r) for r in rows)])
 
 
 def peer_table(results: dict[str, Any]) -> str:
