@@ -19,9 +19,12 @@ from card_envs.core.engine import Game
 from card_envs.games.double_or_nothing import DoubleOrNothing
 from card_envs.games.double_or_nothing.run_env import DoubleOrNothingRun
 from card_envs.games.no_thanks import NoThanks
+from card_envs.games.rummidrez import Rummidrez
 from card_envs.games.surfosaurus import Surfosaurus
 
-_GAMES: dict[str, type[Game]] = {g.env_id: g for g in (NoThanks, Surfosaurus, DoubleOrNothing)}
+_GAMES: dict[str, type[Game]] = {
+    g.env_id: g for g in (NoThanks, Surfosaurus, DoubleOrNothing, Rummidrez)
+}
 # single-agent Gymnasium envs (a game against a built-in opponent)
 _SINGLE_AGENT = {DoubleOrNothingRun.env_id: DoubleOrNothingRun}
 

@@ -1,7 +1,8 @@
-"""Rummidrez (a Rummikub-like game with PokerDrez cards), to be served as `rummidrez_v0`.
+"""Rummidrez (a Rummikub-like game with two packs of PokerDrez cards) as `rummidrez_v0`,
+and its solo variant as `rummidrez_solo_v0`.
 
-So far: the exact table solver (`solver`), which decides whether cards split into valid
-groups, finds one partition, and the largest part of a hand that can be laid.
+The exact table solver (`solver`) decides whether cards split into valid groups, finds one
+partition, and the largest part of a hand that can be laid.
 """
 
 from card_envs.games.rummidrez.solver import (
@@ -13,9 +14,12 @@ from card_envs.games.rummidrez.solver import (
     table_partition,
     table_valid,
 )
+from card_envs.games.rummidrez.spec import Rummidrez, RummidrezSolo
 
 __all__ = [
     "NEUTRAL",
+    "Rummidrez",
+    "RummidrezSolo",
     "best_addition",
     "card_name",
     "is_valid_table",

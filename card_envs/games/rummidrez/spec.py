@@ -1,0 +1,214 @@
+"""Rummidrez as a `Game`: options, observation bounds, state_dict, action names and text.
+
+`Rummidrez` is the 2-4 player game (`rummidrez_v0`); `RummidrezSolo` the solo variant on the
+same engine, served as the Gymnasium env `rummidrez_solo_v0`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from card_envs.core import layout
+from card_envs.core.config import Option
+from card_envs.core.engine import Game
+from card_envs.games.rummidrez import batched
+from card_envs.games.rummidrez import engine as k
+from card_envs.games.rummidrez.solver import card_name, table_partition
+
+PHASE_NAMES = ("draw", "meld", "discard")
+
+_TABLE_OPTIONS = {
+    "neutral_at_ends": Option(
+        False, "a neutral may also stand at a group's ends (default: only strictly inside)"
+    ),
+    "max_placements": Option(
+        100, "placements per turn, undone ones included (then only undo or end melding)", low=1
+    ),
+}
+
+
+def action_name(action: int) -> str:
+    if action == k.DRAW:
+        return "draw"
+    if action < k.PLACE:
+        return f"take the top {action - k.TAKE + 1} of the discard pile"
+    if action < k.UNDO:
+        return f"place {card_name(action - k.PLACE)}"
+    if action == k.UNDO:
+        return "undo this turn's placements"
+    if action == k.END_MELD:
+        return "end melding"
+    return f"discard {card_name(action - k.DISCARD)}"
+
+
+def cards_of(counts: np.ndarray) -> list[int]:
+    """Sorted card ids of 55 copy counts."""
+    return [int(c) for c in np.repeat(np.arange(k.NUM_IDS), counts)]
+
+
+def _names(cards: list[int]) -> str:
+    return ", ".join(card_name(c) for c in cards) or "-"
+
+
+def table_groups(row: np.ndarray) -> list[list[int]]:
+    """The table (before this turn's placements) as groups, neutrals as 54 in their place."""
+    counts = row[k.TABLE : k.TABLE + k.NEUTRAL].reshape(6, 9)
+    groups = table_partition(counts, int(row[k.TABLE + k.NEUTRAL]), bool(row[k.CFG_ENDS]))
+    if groups is None:
+        raise AssertionError("the table of a running game is always valid")
+    return groups
+
+
+class _RummidrezBase(Game):
+    engine = k
+    batched = batched
+    state_size = k.STATE_SIZE
+    num_actions = k.NUM_ACTIONS
+
+    def __init__(self, **config: Any) -> None:
+        super().__init__(**config)
+        self.obs_size = k.obs_size(self.num_players)
+
+    def _encode(self, row: np.ndarray, solo: bool) -> None:
+        c = self.config
+        row[layout.NUM_PLAYERS] = self.num_players
+        row[k.CFG_SOLO] = int(solo)
+        row[k.CFG_ENDS] = int(c["neutral_at_ends"])
+        row[k.CFG_MAX_PLACE] = c["max_placements"]
+        row[k.CFG_REWARD] = k.REWARD_WIN if c.get("reward", "win") == "win" else k.REWARD_SCORE
+        row[k.CFG_MATCH] = int(c.get("match", False))
+        row[k.CFG_REDISCARD] = int(c.get("rediscard", True))
+        row[k.CFG_MAX_TURNS] = c.get("max_turns", k.NUM_CARDS)
+
+    def obs_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        n = self.num_players
+        high = np.zeros(self.obs_size, dtype=np.float32)
+        copies = np.full(k.NUM_IDS, k.COPIES, dtype=np.float32)
+        copies[k.NEUTRAL] = k.NEUTRALS
+        bounds = {
+            "hand": copies,
+            "table": copies,
+            "placed": copies,
+            "discard_depth": k.MAX_TAKE,
+            "discard_depth2": k.MAX_TAKE,
+            "known": np.tile(copies, n - 1),
+            "hand_sizes": k.NUM_CARDS,
+            "opened": 1,
+            "points": k.target_points(max(n, 2)) + k.NUM_CARDS,
+            "to_act": 1,
+            "phase": 1,
+            "piles": k.NUM_CARDS,
+        }
+        for name, (start, size) in k.obs_slices(n).items():
+            high[start : start + size] = bounds[name]
+        return np.zeros(self.obs_size, dtype=np.float32), high
+
+    def state_dict(self, row: np.ndarray) -> dict:
+        n = self.num_players
+        scores = np.zeros(n, dtype=np.float64)
+        k.outcome(row, scores, np.zeros(n, dtype=np.float64))
+        hand = [row[k.HAND + p * k.NUM_IDS : k.HAND + (p + 1) * k.NUM_IDS] for p in range(n)]
+        known = [row[k.KNOWN + p * k.NUM_IDS : k.KNOWN + (p + 1) * k.NUM_IDS] for p in range(n)]
+        draw = row[k.DRAW_PILE : k.DRAW_PILE + row[k.DRAW_N]]
+        discard = row[k.DISCARD_PILE : k.DISCARD_PILE + row[k.DISCARD_N]]
+        return {
+            "num_players": n,
+            "current_player": int(row[layout.PLAYER]),
+            "phase": PHASE_NAMES[int(row[k.PHASE])],
+            "hands": [cards_of(h) for h in hand],
+            "table": table_groups(row),
+            "placed": cards_of(row[k.PLACED : k.PLACED + k.NUM_IDS]),
+            "draw_pile": [int(c) for c in draw[::-1]],  # next card first
+            "discard_pile": [int(c) for c in discard],  # bottom to top
+            "known": [cards_of(h) for h in known],
+            "opened": [bool(row[k.OPENED + p]) for p in range(n)],
+            "points": [int(row[k.POINTS + p]) for p in range(n)],
+            "hand_turns": int(row[k.HAND_TURNS]),
+            "placements": int(row[k.PLACE_COUNT]),
+            "winner": int(row[k.WINNER]) if row[k.WINNER] >= 0 else None,
+            "done": bool(row[layout.STATUS] != layout.RUNNING),
+            "truncated": bool(row[layout.STATUS] == layout.TRUNCATED),
+            "scores": [float(s) for s in scores],
+        }
+
+    def render(self, row: np.ndarray, seat: int) -> str:
+        s = self.state_dict(row)
+        n = s["num_players"]
+        p = s["current_player"]
+        top = s["discard_pile"][-5:]
+        if s["done"]:
+            head = "Game over. " + ", ".join(f"player_{q} {s['scores'][q]:g}" for q in range(n))
+        else:
+            head = f"player_{p} to act ({s['phase']} phase)."
+        lines = [
+            head,
+            f"Draw pile: {len(s['draw_pile'])} card(s). Discard pile: {len(s['discard_pile'])} "
+            f"card(s), top last: {_names(top)}",
+            f"Table ({sum(map(len, s['table']))} cards):",
+            *(f"  {_names(g)}" for g in s["table"]),
+        ]
+        if s["placed"]:
+            lines.append(f"Placed this turn: {_names(s['placed'])}")
+        for q in range(n):
+            who = "you" if q == seat else f"player_{q}"
+            flags = f"{'opened' if s['opened'][q] else 'not opened'}, {s['points'][q]} point(s)"
+            if q == seat:
+                lines.append(f"  {who} ({flags}): {_names(s['hands'][q])}")
+            else:
+                known = f"; known to hold {_names(s['known'][q])}" if s["known"][q] else ""
+                lines.append(f"  {who} ({flags}): {len(s['hands'][q])} card(s){known}")
+        return "\n".join(lines)
+
+    def action_name(self, action: int) -> str:
+        return action_name(action)
+
+
+class Rummidrez(_RummidrezBase):
+    env_id = "rummidrez_v0"
+    title = "Rummidrez"
+    options = {
+        "num_players": Option(2, "number of players", low=2, high=k.MAX_PLAYERS),
+        "reward": Option(
+            "win",
+            "'win': the winner gets 1 at the end (ties share); 'score': at the end of each "
+            "hand its winner gets the cards left in the other hands",
+            ("win", "score"),
+        ),
+        "match": Option(False, "play hands until a seat has 14 / 28 / 42 points (2 / 3 / 4)"),
+        "rediscard": Option(
+            True, "a card taken from the discard pile may be discarded in the same turn"
+        ),
+        "max_turns": Option(200, "a hand is truncated after this many full turns", low=1),
+        **_TABLE_OPTIONS,
+    }
+    test_configs = (
+        *(dict(num_players=n, max_turns=12, max_placements=12) for n in (2, 3, 4)),
+        dict(num_players=2, match=True, reward="score", max_turns=8, max_placements=10),
+        dict(num_players=3, neutral_at_ends=True, rediscard=False, max_turns=12, max_placements=12),
+    )
+
+    def encode_config(self, row: np.ndarray) -> None:
+        self._encode(row, solo=False)
+
+    def reward_range(self) -> tuple[float, float]:
+        if self.config["reward"] == "win":
+            return -1.0, 1.0
+        return -1.0, float(k.NUM_CARDS)
+
+
+class RummidrezSolo(_RummidrezBase):
+    """The solo variant: one seat, no discard, an automatic draw after each melding phase."""
+
+    env_id = "rummidrez_solo_v0"
+    title = "Rummidrez solo"
+    options = {"num_players": Option(1, "always 1", low=1, high=1), **_TABLE_OPTIONS}
+    test_configs = (dict(), dict(neutral_at_ends=True, max_placements=12))
+    private_hands = False
+
+    def encode_config(self, row: np.ndarray) -> None:
+        self._encode(row, solo=True)
+
+    def reward_range(self) -> tuple[float, float]:
+        return -float(k.SOLO_FAILED + k.NUM_CARDS), 0.0
