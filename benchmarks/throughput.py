@@ -56,10 +56,12 @@ TARGETS: dict[str, tuple[float, float]] = {
     "no_thanks_v0": (5.0, 200.0),
     "surfosaurus_max_v0": (4.0, 60.0),
     "double_or_nothing_v0": (4.0, 60.0),
+    "rummidrez_v0": (3.0, 40.0),
 }
 # Configs measured besides the default one (label, config).
 VARIANTS: dict[str, list[tuple[str, dict]]] = {
     "double_or_nothing_v0": [("double_or_nothing_v0 (stage 4)", {"stage": 4})],
+    "rummidrez_v0": [("rummidrez_v0 (4 players)", {"num_players": 4})],
 }
 Case = tuple[str, str, dict]  # (label, env id, config)
 # Games per batched instance needed before `--peers` shows the batched env's episodes/s.
