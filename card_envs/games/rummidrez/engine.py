@@ -13,8 +13,10 @@ A turn is a sequence of actions by one seat: DRAW or TAKE k (draw phase), then P
 UNDO / END_MELD (meld phase; END_MELD is legal only when the placed cards make a valid
 table, or a valid opening meld of at least 7 cards of their own before the seat has opened),
 then DISCARD c. `TABLE_OK` caches whether END_MELD is legal, so the solver runs once per
-placement, not once per mask. Solo (`CFG_SOLO`, one seat): no draw phase and no discard;
-each END_MELD is followed by one automatic draw.
+placement, not once per mask. With `CFG_HINTS` the observation of the seat to act in the
+meld phase ends with the solver's suggestion (`meld_hint`), as Surfosaurus' hints give a
+learning agent what the heuristic computes. Solo (`CFG_SOLO`, one seat): no draw phase and
+no discard; each END_MELD is followed by one automatic draw.
 """
 
 import numpy as np
@@ -23,7 +25,7 @@ from numba import njit
 from card_envs.core import layout
 from card_envs.core.rewards import share_win
 from card_envs.core.rng import below, shuffle_slice
-from card_envs.games.rummidrez.solver import NUM_FIGURES, NUM_NUMBERS, table_valid
+from card_envs.games.rummidrez.solver import NUM_FIGURES, NUM_NUMBERS, best_addition, table_valid
 
 MAX_PLAYERS = 4
 NUM_IDS = 55  # 54 figure cards and the neutral
@@ -63,7 +65,8 @@ TABLE_OK = layout.HEADER + 11  # 1 when END_MELD is legal
 DRAW_N = layout.HEADER + 12  # cards in the draw pile
 DISCARD_N = layout.HEADER + 13  # cards in the discard pile
 WINNER = layout.HEADER + 14  # seat that emptied its hand in the last hand, -1 for none
-OPENED = layout.HEADER + 15  # MAX_PLAYERS flags
+CFG_HINTS = layout.HEADER + 15  # 1: the observation ends with the solver's meld hint
+OPENED = layout.HEADER + 16  # MAX_PLAYERS flags
 POINTS = OPENED + MAX_PLAYERS  # MAX_PLAYERS: match points (without a match: this hand's)
 HAND = POINTS + MAX_PLAYERS  # MAX_PLAYERS x 55 counts
 KNOWN = HAND + MAX_PLAYERS * NUM_IDS  # MAX_PLAYERS x 55: taken from the discard, not played
@@ -83,7 +86,7 @@ OBS_DEPTH2 = OBS_DEPTH + NUM_IDS  # 55: ... and of its second copy in the discar
 OBS_KNOWN = OBS_DEPTH2 + NUM_IDS  # then: 55 per other seat, cards the seat is known to hold
 
 
-def obs_slices(num_players: int) -> dict[str, tuple[int, int]]:
+def obs_slices(num_players: int, hints: bool = False) -> dict[str, tuple[int, int]]:
     """Name -> (start, size) of every slice of the observation."""
     others = num_players - 1
     sizes = [
@@ -99,6 +102,7 @@ def obs_slices(num_players: int) -> dict[str, tuple[int, int]]:
         ("to_act", num_players),
         ("phase", 3),
         ("piles", 2),
+        ("hint", NUM_IDS if hints else 0),
     ]
     out, start = {}, 0
     for name, size in sizes:
@@ -107,8 +111,8 @@ def obs_slices(num_players: int) -> dict[str, tuple[int, int]]:
     return out
 
 
-def obs_size(num_players: int) -> int:
-    return sum(size for _, size in obs_slices(num_players).values())
+def obs_size(num_players: int, hints: bool = False) -> int:
+    return sum(size for _, size in obs_slices(num_players, hints).values())
 
 
 @njit(cache=True)
@@ -168,6 +172,31 @@ def _count(row, base):
     for c in range(NUM_IDS):
         total += row[base + c]
     return total
+
+
+@njit(cache=True)
+def meld_hint(row, p, out):
+    """The cards of p's hand (55 counts into `out`) that the solver would add: the largest
+    set that makes the table with this turn's placements valid, or before opening the
+    largest that forms groups with the placed cards alone, if they reach OPEN_MIN. Zero when
+    nothing can be added."""
+    req = np.zeros((NUM_FIGURES, NUM_NUMBERS), dtype=np.int64)
+    hand = np.zeros_like(req)
+    chosen = np.zeros_like(req)
+    opened = row[OPENED + p] == 1
+    for c in range(NEUTRAL):
+        f, n = c // NUM_NUMBERS, c % NUM_NUMBERS
+        req[f, n] = row[PLACED + c] + (row[TABLE + c] if opened else 0)
+        hand[f, n] = row[HAND + p * NUM_IDS + c]
+    req_n = row[PLACED + NEUTRAL] + (row[TABLE + NEUTRAL] if opened else 0)
+    hand_n = row[HAND + p * NUM_IDS + NEUTRAL]
+    r = best_addition(req, req_n, hand, hand_n, row[CFG_ENDS] == 1, chosen)
+    out[:] = 0.0
+    if r <= 0 or (not opened and _count(row, PLACED) + r < OPEN_MIN):
+        return
+    for c in range(NEUTRAL):
+        out[c] = chosen[c // NUM_NUMBERS, c % NUM_NUMBERS]
+    out[NEUTRAL] = r - chosen.sum()
 
 
 @njit(cache=True)
@@ -450,6 +479,13 @@ def observe(row, seat, out):
         out[pos + row[PHASE]] = 1.0
     out[pos + 3] = row[DRAW_N]
     out[pos + 4] = row[DISCARD_N]
+    if (
+        row[CFG_HINTS]
+        and seat == row[layout.PLAYER]
+        and row[PHASE] == PHASE_MELD
+        and row[layout.STATUS] == layout.RUNNING
+    ):
+        meld_hint(row, seat, out[pos + 5 : pos + 5 + NUM_IDS])
 
 
 # --- conformance hooks ------------------------------------------------------------------------
