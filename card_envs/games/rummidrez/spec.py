@@ -12,9 +12,10 @@ import numpy as np
 
 from card_envs.core import layout
 from card_envs.core.config import Option
-from card_envs.core.engine import Game
+from card_envs.core.engine import Game, run_policy
 from card_envs.games.rummidrez import batched
 from card_envs.games.rummidrez import engine as k
+from card_envs.games.rummidrez.heuristic import heuristic_actions
 from card_envs.games.rummidrez.solver import card_name, table_partition
 
 PHASE_NAMES = ("draw", "meld", "discard")
@@ -163,6 +164,9 @@ class _RummidrezBase(Game):
 
     def action_name(self, action: int) -> str:
         return action_name(action)
+
+    def heuristic_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return run_policy(heuristic_actions, observations, masks, self.num_players)
 
 
 class Rummidrez(_RummidrezBase):

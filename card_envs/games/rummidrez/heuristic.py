@@ -1,0 +1,132 @@
+"""A greedy Rummidrez policy that reads only the observation and asks the exact solver.
+
+Meld: place the cards of the largest valid addition to the table, one per step (before the
+seat has opened: the largest part of the hand that forms groups by itself, if it has at least
+7 cards). The policy keeps no state: every step solves again with the cards placed so far
+required, and ends melding once nothing is left to place.
+Draw: take the top k (k <= 4) of the discard pile when they let it meld at least k more
+cards, or make the opening possible; else draw.
+Discard: keep neutrals and the cards in groups of the hand; discard the card with the fewest
+neighbours along its two lines (in hand and on the table), a spare copy first.
+
+The observation does not say whether neutrals may stand at a group's ends: the policy builds
+groups without (such tables are valid under both rules) and uses that option only when the
+table is invalid without it.
+"""
+
+import numpy as np
+from numba import njit
+
+from card_envs.games.rummidrez import engine as k
+from card_envs.games.rummidrez.solver import NUM_FIGURES, NUM_NUMBERS, best_addition
+
+MAX_TAKE = 4  # deepest discard-pile take considered
+OPEN_BONUS = 100
+
+
+@njit(cache=True)
+def _add(obs, start, counts):
+    """Add the 55 counts at obs[start:] to `counts` (6, 9); return the neutrals."""
+    for c in range(k.NEUTRAL):
+        counts[c // NUM_NUMBERS, c % NUM_NUMBERS] += int(obs[start + c] + 0.5)
+    return int(obs[start + k.NEUTRAL] + 0.5)
+
+
+@njit(cache=True)
+def _best(req, req_n, hand, hand_n, out):
+    """Largest addition of `hand` to `req` (all used); the chosen real cards go to `out`."""
+    r = best_addition(req, req_n, hand, hand_n, False, out)
+    return r if r >= 0 else best_addition(req, req_n, hand, hand_n, True, out)
+
+
+@njit(cache=True)
+def _draw(obs, masks, opened, table, table_n, hand, hand_n, out):
+    """Take the top k with the best (cards melded more - k) >= 0, the opening first, else
+    draw. `table` is empty before opening; the taken cards are added to `hand` in turn."""
+    base = _best(table, table_n, hand, hand_n, out)
+    best, choice = -1, k.DRAW if masks[k.DRAW] else k.TAKE
+    for depth in range(1, MAX_TAKE + 1):
+        if not masks[k.TAKE + depth - 1]:
+            break
+        neutral = 1  # unless a figure card sits at this depth, it is a neutral
+        for c in range(k.NEUTRAL):
+            if obs[k.OBS_DEPTH + c] == depth or obs[k.OBS_DEPTH2 + c] == depth:
+                hand[c // NUM_NUMBERS, c % NUM_NUMBERS] += 1
+                neutral = 0
+        hand_n += neutral
+        v = _best(table, table_n, hand, hand_n, out)
+        score = v - base - depth
+        if not opened and base < k.OPEN_MIN <= v:
+            score += OPEN_BONUS
+        if v > base and score > best:
+            best, choice = score, k.TAKE + depth - 1
+    return choice
+
+
+@njit(cache=True)
+def _meld(masks, opened, placed_n, req, req_n, hand, hand_n, out):
+    r = _best(req, req_n, hand, hand_n, out)
+    if r > 0 and (opened or placed_n + r >= k.OPEN_MIN):
+        card = k.NEUTRAL
+        for c in range(k.NEUTRAL):
+            if out[c // NUM_NUMBERS, c % NUM_NUMBERS] > 0:
+                card = c
+                break
+        if masks[k.PLACE + card]:
+            return k.PLACE + card
+    return k.END_MELD if masks[k.END_MELD] else k.UNDO
+
+
+@njit(cache=True)
+def _discard(masks, table, hand, hand_n, out):
+    """The legal card with the lowest keep score (neutrals and grouped cards score high)."""
+    _best(np.zeros_like(hand), 0, hand, hand_n, out)  # the hand's own groups
+    best, choice = 1 << 30, -1
+    for c in range(k.NUM_IDS):
+        if not masks[k.DISCARD + c]:
+            continue
+        score = 1 << 20
+        if c < k.NEUTRAL:
+            f, n = c // NUM_NUMBERS, c % NUM_NUMBERS
+            score = 1000 * (out[f, n] == hand[f, n]) - (hand[f, n] > 1)
+            for d in (-2, -1, 1, 2):
+                w = 3 - abs(d)  # a direct neighbour counts twice
+                if 0 <= n + d < NUM_NUMBERS and hand[f, n + d] + table[f, n + d] > 0:
+                    score += w
+                if 0 <= f + d < NUM_FIGURES and hand[f + d, n] + table[f + d, n] > 0:
+                    score += w
+        if score < best:
+            best, choice = score, c
+    return k.DISCARD + choice
+
+
+@njit(cache=True)
+def heuristic_actions(obs, masks, out, num_players):
+    # the own opened flag and the phase, as `engine.obs_slices(num_players)` places them
+    opened_at = k.OBS_KNOWN + k.NUM_IDS * (num_players - 1) + num_players - 1
+    phase_at = opened_at + 3 * num_players
+    hand = np.zeros((NUM_FIGURES, NUM_NUMBERS), dtype=np.int64)
+    table = np.zeros_like(hand)
+    req = np.zeros_like(hand)
+    chosen = np.zeros_like(hand)
+    for i in range(obs.shape[0]):
+        o = obs[i]
+        hand[:, :] = 0
+        table[:, :] = 0
+        req[:, :] = 0
+        hand_n = _add(o, k.OBS_HAND, hand)
+        table_n = _add(o, k.OBS_TABLE, table)
+        opened = o[opened_at] > 0.5
+        if o[phase_at + k.PHASE_DRAW] > 0.5:
+            if not opened:  # only the hand counts before opening
+                table[:, :] = 0
+                table_n = 0
+            out[i] = _draw(o, masks[i], opened, table, table_n, hand, hand_n, chosen)
+        elif o[phase_at + k.PHASE_MELD] > 0.5:
+            req_n = _add(o, k.OBS_PLACED, req)
+            placed_n = req.sum() + req_n
+            if opened:
+                req_n += _add(o, k.OBS_TABLE, req)
+            out[i] = _meld(masks[i], opened, placed_n, req, req_n, hand, hand_n, chosen)
+        else:
+            out[i] = _discard(masks[i], table, hand, hand_n, chosen)
