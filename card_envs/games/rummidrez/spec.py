@@ -27,6 +27,9 @@ _TABLE_OPTIONS = {
     "max_placements": Option(
         100, "placements per turn, undone ones included (then only undo or end melding)", low=1
     ),
+    "hints": Option(
+        False, "the observation ends with the solver's meld suggestion for the seat to act"
+    ),
 }
 
 
@@ -70,13 +73,14 @@ class _RummidrezBase(Game):
 
     def __init__(self, **config: Any) -> None:
         super().__init__(**config)
-        self.obs_size = k.obs_size(self.num_players)
+        self.obs_size = k.obs_size(self.num_players, self.config["hints"])
 
     def _encode(self, row: np.ndarray, solo: bool) -> None:
         c = self.config
         row[layout.NUM_PLAYERS] = self.num_players
         row[k.CFG_SOLO] = int(solo)
         row[k.CFG_ENDS] = int(c["neutral_at_ends"])
+        row[k.CFG_HINTS] = int(c["hints"])
         row[k.CFG_MAX_PLACE] = c["max_placements"]
         row[k.CFG_REWARD] = k.REWARD_WIN if c.get("reward", "win") == "win" else k.REWARD_SCORE
         row[k.CFG_MATCH] = int(c.get("match", False))
@@ -101,8 +105,9 @@ class _RummidrezBase(Game):
             "to_act": 1,
             "phase": 1,
             "piles": k.NUM_CARDS,
+            "hint": copies,
         }
-        for name, (start, size) in k.obs_slices(n).items():
+        for name, (start, size) in k.obs_slices(n, self.config["hints"]).items():
             high[start : start + size] = bounds[name]
         return np.zeros(self.obs_size, dtype=np.float32), high
 
@@ -191,6 +196,7 @@ class Rummidrez(_RummidrezBase):
         *(dict(num_players=n, max_turns=12, max_placements=12) for n in (2, 3, 4)),
         dict(num_players=2, match=True, reward="score", max_turns=8, max_placements=10),
         dict(num_players=3, neutral_at_ends=True, rediscard=False, max_turns=12, max_placements=12),
+        dict(num_players=2, hints=True, max_turns=12, max_placements=12),
     )
 
     def encode_config(self, row: np.ndarray) -> None:
@@ -208,7 +214,7 @@ class RummidrezSolo(_RummidrezBase):
     env_id = "rummidrez_solo_v0"
     title = "Rummidrez solo"
     options = {"num_players": Option(1, "always 1", low=1, high=1), **_TABLE_OPTIONS}
-    test_configs = (dict(), dict(neutral_at_ends=True, max_placements=12))
+    test_configs = (dict(), dict(neutral_at_ends=True, hints=True, max_placements=12))
     private_hands = False
 
     def encode_config(self, row: np.ndarray) -> None:
