@@ -20,13 +20,16 @@ from card_envs.games.double_or_nothing import DoubleOrNothing
 from card_envs.games.double_or_nothing.run_env import DoubleOrNothingRun
 from card_envs.games.no_thanks import NoThanks
 from card_envs.games.rummidrez import Rummidrez
+from card_envs.games.rummidrez.solo_env import RummidrezSoloEnv
 from card_envs.games.surfosaurus import Surfosaurus
 
 _GAMES: dict[str, type[Game]] = {
     g.env_id: g for g in (NoThanks, Surfosaurus, DoubleOrNothing, Rummidrez)
 }
-# single-agent Gymnasium envs (a game against a built-in opponent)
-_SINGLE_AGENT = {DoubleOrNothingRun.env_id: DoubleOrNothingRun}
+# single-agent Gymnasium envs: a game against a built-in opponent, or a one-seat game; each
+# names the id its agents are built for (`agent_env`): a multi-agent id with the same
+# observations and actions, or its own id when it serves a `Game` of its own (`game_type`)
+_SINGLE_AGENT = {env.env_id: env for env in (DoubleOrNothingRun, RummidrezSoloEnv)}
 
 
 def env_ids() -> list[str]:
@@ -66,7 +69,12 @@ def register_game(game: type[Game]) -> None:
 
 
 def make_game(env_id: str, **config: Any) -> Game:
-    """The game spec of `env_id` with a validated config."""
+    """The game spec of `env_id` with a validated config. A single-agent env over a one-seat
+    game of its own (its `game_type`, as `rummidrez_solo_v0`) gives that game: agents
+    (`heuristic`, `ppo`) are built for its observations and actions."""
+    single = _SINGLE_AGENT.get(env_id) if isinstance(env_id, str) else None
+    if hasattr(single, "game_type"):
+        return single.game_type(**config)
     return game_class(env_id)(**config)
 
 
@@ -93,7 +101,7 @@ def make_parallel(
 
 def make_vec(env_id: str, num_envs: int, seed: int | None = None, **config: Any) -> BatchedEnv:
     """Batched env: `num_envs` instances stepped by one compiled call; instance i uses seed+i."""
-    return BatchedEnv(make_game(env_id, **config), num_envs, seed)
+    return BatchedEnv(game_class(env_id)(**config), num_envs, seed)  # multi-agent ids only
 
 
 NAMESPACE = "card_envs"  # of our ids in Gymnasium's and PettingZoo's registries

@@ -24,6 +24,8 @@ from card_envs.testing.faces import (
 from card_envs.wrappers import SingleAgentEnv, SingleAgentVecEnv
 
 RUN_ID = "double_or_nothing_run_v0"
+SOLO_ID = "rummidrez_solo_v0"
+SINGLE_AGENT_IDS = sorted(set(card_envs.env_ids()) - set(card_envs.multi_agent_env_ids()))
 
 
 # --- copies of the single-agent views ----------------------------------------------------------
@@ -32,6 +34,7 @@ SINGLE_AGENT_VIEWS = {
     "SingleAgentEnv": lambda: SingleAgentEnv("no_thanks_v0", "random", seed=0, num_players=4),
     "SingleAgentEnv-heuristic": lambda: SingleAgentEnv("surfosaurus_max_v0", "heuristic", seed=1),
     "run": lambda: card_envs.make(RUN_ID),
+    "solo": lambda: card_envs.make(SOLO_ID),
 }
 
 
@@ -57,7 +60,7 @@ def test_the_vec_env_copied_mid_game_plays_on_like_the_original():
 
 
 @pytest.mark.parametrize("how", COPIES)
-@pytest.mark.parametrize("name", ["SingleAgentEnv-heuristic", "run", "vec"])  # many actions
+@pytest.mark.parametrize("name", ["SingleAgentEnv-heuristic", "run", "solo", "vec"])  # many actions
 def test_a_copy_samples_the_legal_actions_of_its_own_game(how, name):
     """The action space of a copy draws from the copy's masks, with the original's stream
     (games where most actions are illegal, so that drawing from any other mask shows)."""
@@ -92,6 +95,7 @@ def test_a_copied_batched_env_has_live_views_of_its_own_buffers():
 GYM_ENVS = {
     "SingleAgentEnv": lambda: SingleAgentEnv("surfosaurus_max_v0", "heuristic", seed=0),
     "run": lambda: card_envs.make(RUN_ID),
+    "solo": lambda: card_envs.make(SOLO_ID),
 }
 
 
@@ -165,7 +169,7 @@ def test_make_parallel_gives_a_parallel_env_over_the_aec_env(env_id):
     assert par.unwrapped.illegal_action == "penalize" and par.state_space.shape[0] > 0
 
 
-@pytest.mark.parametrize("env_id", [RUN_ID, "no_such_v0"])
+@pytest.mark.parametrize("env_id", [*SINGLE_AGENT_IDS, "no_such_v0"])
 def test_make_parallel_refuses_ids_without_a_multi_agent_env(env_id):
     with pytest.raises(ValueError, match=env_id) as err:
         card_envs.make_parallel(env_id)
@@ -181,12 +185,13 @@ def test_every_id_is_registered_with_gymnasium_and_passes_its_checker(env_id):
     after it: it passes with illegal_action="penalize". The default opponents play at
     random: its determinism checks need reset(seed) to restart their streams too."""
     env = gymnasium.make(card_envs.gym_id(env_id), illegal_action="penalize")
+    single = env_id in SINGLE_AGENT_IDS  # the env itself, not a view of a multi-agent env
     assert (
         env.spec.id
         == card_envs.gym_id(env_id)
-        == f"card_envs/{env_id}" + ("" if env_id == RUN_ID else "-single")
+        == f"card_envs/{env_id}" + ("" if single else "-single")
     )
-    expected = type(card_envs.make(RUN_ID)) if env_id == RUN_ID else SingleAgentEnv
+    expected = type(card_envs.make(env_id)) if single else SingleAgentEnv
     assert type(env.unwrapped) is expected
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the checker's notes on our Box bounds and wrappers

@@ -1,0 +1,129 @@
+"""`rummidrez_solo_v0`: the solo variant of Rummidrez as a single-agent Gymnasium env.
+
+The game is `RummidrezSolo` (spec.py) on the Rummidrez engine: one seat, no draw phase and no
+discard. The first melding phase starts with 14 cards; every END_MELD that leaves cards in
+hand is followed by one automatic draw. The episode ends when the hand is empty (score = the
+cards on the table = the cards drawn) or when the deck is empty after a melding phase (score
+= 112 + the cards in hand). The only reward is -score, at the last step; the best score is
+fixed by the shuffle (the first t drawn cards that form a valid table), so a policy can at
+best tie the exact solver.
+
+Observations, actions and options are those of `RummidrezSolo` (see `engine.obs_slices(1)`
+and the engine's action ids; DRAW, TAKE and DISCARD are never legal here). An illegal action
+raises, or with `illegal_action="penalize"` ends the episode with the worst score, 224
+(-1 as in PettingZoo would beat every game played to its end, so a learner would take it).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import gymnasium
+import numpy as np
+
+from card_envs.core import layout
+from card_envs.core.aec import check_illegal_action_mode
+from card_envs.core.engine import Game
+from card_envs.core.spaces import LegalSampling, as_action
+from card_envs.games.rummidrez import engine as k
+from card_envs.games.rummidrez.spec import RummidrezSolo
+
+SEAT = 0
+ILLEGAL_SCORE = k.SOLO_FAILED + k.NUM_CARDS  # worse than any episode played to its end
+
+
+class RummidrezSoloEnv(LegalSampling, gymnasium.Env):
+    """Gymnasium env; `action_masks()` makes it usable by MaskablePPO directly.
+
+    `info` carries `cards_drawn` and `opened`; at the end also `score` (the solo score to
+    lower) and `hand_empty` (the game was finished, not lost to an empty deck)."""
+
+    metadata = {"render_modes": ["ansi"]}
+    env_id = "rummidrez_solo_v0"
+    # no multi-agent twin: agents (`heuristic`, `ppo`) are built for this env's own Game,
+    # which `registry.make_game(env_id)` returns (`game_type`)
+    agent_env = env_id
+    game_type: ClassVar[type[Game]] = RummidrezSolo
+
+    def __init__(
+        self, render_mode: str | None = None, illegal_action: str = "raise", **config: Any
+    ) -> None:
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode={render_mode!r} is not one of [None, 'ansi']")
+        check_illegal_action_mode(illegal_action)
+        self.illegal_action = illegal_action
+        self.render_mode = render_mode
+        self.game = self.game_type(**config)  # validates the config, naming the env id
+        self.config = self.game.config
+        low, high = self.game.obs_bounds()
+        self.observation_space = gymnasium.spaces.Box(low, high, dtype=np.float32)
+        self.action_space = self._legal_action_space(k.NUM_ACTIONS)
+        self._row = self.game.new_row()
+        self._mask = np.zeros(k.NUM_ACTIONS, dtype=np.int8)
+        self._rewards = np.zeros(1, dtype=np.float32)
+        self._obs = np.zeros(self.game.obs_size, dtype=np.float32)
+        self._started = False
+        self._over = False
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        if seed is None and not self._started:  # a fresh env: a deal from the env's stream
+            seed = int(self.np_random.integers(2**63))
+        self.game.reset_row(self._row, seed)  # no seed: the row's own stream goes on
+        self._started = True
+        self._over = False
+        return self._observe(), self._info()
+
+    def step(self, action: int):
+        if not self._started:
+            raise RuntimeError(f"{self.env_id}: call reset() before step()")
+        if self._over:
+            raise RuntimeError(f"{self.env_id}: the episode is over; call reset()")
+        k.legal(self._row, self._mask)
+        a = as_action(action, k.NUM_ACTIONS, self.env_id)
+        if not (0 <= a < k.NUM_ACTIONS) or not self._mask[a]:
+            if self.illegal_action == "raise":
+                legal = np.flatnonzero(self._mask).tolist()
+                raise ValueError(f"{self.env_id}: illegal action {action!r}; legal are {legal}")
+            self._over = True
+            info = {**self._info(), "score": ILLEGAL_SCORE, "illegal_action": True}
+            return self._observe(), -float(ILLEGAL_SCORE), True, False, info
+        self._rewards[:] = 0
+        k.step(self._row, a, self._rewards)
+        info = self._info()
+        if self._row[layout.STATUS] == layout.RUNNING:
+            return self._observe(), 0.0, False, False, info
+        self._over = True
+        score = int(k.solo_score(self._row))
+        info.update(score=score, hand_empty=score <= k.NUM_CARDS)
+        return self._observe(), float(self._rewards[SEAT]), True, False, info
+
+    def _observe(self) -> np.ndarray:
+        k.observe(self._row, SEAT, self._obs)
+        return self._obs.copy()
+
+    def _info(self) -> dict:
+        row = self._row
+        return {
+            "cards_drawn": int(k.NUM_CARDS - row[k.DRAW_N]),
+            "opened": bool(row[k.OPENED + SEAT]),
+        }
+
+    def action_masks(self) -> np.ndarray:
+        k.legal(self._row, self._mask)
+        return self._mask.astype(bool)
+
+    def _sample_mask(self) -> np.ndarray:
+        return self.action_masks()
+
+    def state_dict(self) -> dict:
+        """The full state (the draw pile's order included) as JSON-able Python."""
+        if not self._started:
+            raise RuntimeError(f"{self.env_id}: call reset() before state_dict()")
+        return self.game.state_dict(self._row)
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without render_mode='ansi'")
+            return None
+        return self.game.render(self._row, SEAT)
