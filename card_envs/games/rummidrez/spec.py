@@ -25,7 +25,10 @@ _TABLE_OPTIONS = {
         False, "a neutral may also stand at a group's ends (default: only strictly inside)"
     ),
     "max_placements": Option(
-        100, "placements per turn, undone ones included (then only undo or end melding)", low=1
+        k.NUM_CARDS,
+        "placements per turn, undone ones included (then only undo or end melding); at least "
+        "the 7 of an opening meld",
+        low=k.OPEN_MIN,
     ),
     "hints": Option(
         False, "the observation ends with the solver's meld suggestion for the seat to act"
@@ -108,7 +111,8 @@ class _RummidrezBase(Game):
             "hint": copies,
         }
         for name, (start, size) in k.obs_slices(n, self.config["hints"]).items():
-            high[start : start + size] = bounds[name]
+            if size:
+                high[start : start + size] = bounds[name]
         return np.zeros(self.obs_size, dtype=np.float32), high
 
     def state_dict(self, row: np.ndarray) -> dict:
