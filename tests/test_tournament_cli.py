@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import card_envs
 from card_envs.cli import main
 from card_envs.tournament import load_config
 
@@ -20,11 +21,7 @@ def test_shipped_configs_are_valid():
         cfg = load_config(path)
         assert cfg.events and not any("rounded" in n for n in cfg.notes), path
     main_cfg = load_config(ROOT / "configs" / "tournaments" / "main.yaml")
-    assert {e.env for e in main_cfg.events} == {
-        "no_thanks_v0",
-        "surfosaurus_max_v0",
-        "double_or_nothing_v0",
-    }
+    assert {e.env for e in main_cfg.events} == set(card_envs.multi_agent_env_ids())
     assert "computer" in main_cfg.events[2].specs
 
 
