@@ -27,7 +27,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cache
 
 FIGURES, NUMBERS = 6, 9
@@ -174,10 +174,11 @@ def largest_addition(table, table_neutrals: int, hand, hand_neutrals: int, at_en
 #
 # A state is the dict `state_dict()` returns, with the table as one sorted list of card ids
 # (the table is a multiset: which groups it is split into is never part of the rules; `norm`
-# turns the engine's groups into that list after checking them). Two things a state dict does
-# not hold and the flow needs are carried beside it, in `Memory`: the seat that started the
-# hand (the next hand of a match starts one seat on) and the cards taken from the discard
-# pile this turn (the `rediscard=False` rule).
+# turns the engine's groups into that list after checking them). The state dict is the full
+# state: it also holds the seat that started the hand (`first_player`: the next hand of a
+# match starts one seat on), the cards taken from the discard pile this turn and still held
+# (`taken`: the `rediscard=False` rule) and whether this hand's draw pile has been refilled
+# (`refilled`).
 #
 # The flow: a turn is DRAW or TAKE k, then the meld phase (PLACE c one card at a time,
 # UNDO, END_MELD), then DISCARD c. See `legal_actions` and `advance` for every rule.
@@ -187,7 +188,8 @@ def largest_addition(table, table_neutrals: int, hand, hand_neutrals: int, at_en
 # except after a no-winner end, which happens as the next seat's turn begins (that seat and
 # the draw phase).
 # When a hand of a match ends below the target the next hand is dealt in the same step, so the
-# state shows the new hand: no winner yet (`winner` None), the points carried over.
+# state shows the new hand, the points carried over; `winner` is the seat that emptied its
+# hand in the last finished hand (None before any, or when that hand had no winner).
 
 NUM_IDS = 55
 NUM_CARDS = 112
@@ -227,14 +229,6 @@ class Rules:
 
 
 @dataclass(frozen=True)
-class Memory:
-    """What the flow needs beside a state dict."""
-
-    first: int  # the seat that started this hand
-    taken: tuple[int, ...] = ()  # taken from the discard pile this turn, not played since
-
-
-@dataclass(frozen=True)
 class Shuffled:
     """These cards in an order chance chose."""
 
@@ -257,7 +251,6 @@ class Dealt:
 @dataclass
 class Prediction:
     state: dict
-    memory: Memory
     rewards: list[float]
     events: list[str] = field(default_factory=list)
 
@@ -410,15 +403,15 @@ def meld_ok(state: dict, rules: Rules) -> bool:
     return len(placed) >= OPEN_MIN and valid_cards(placed, rules.neutral_at_ends)
 
 
-def discardable(state: dict, rules: Rules, memory: Memory) -> list[int]:
+def discardable(state: dict, rules: Rules) -> list[int]:
     """Card ids the seat to act may discard."""
     hand = Counter(state["hands"][state["current_player"]])
-    taken = Counter(memory.taken)
+    taken = Counter(state["taken"])
     allowed = sorted(c for c in hand if rules.rediscard or hand[c] > taken[c])
     return allowed or sorted(hand)  # only cards taken this turn are left: any may go
 
 
-def legal_actions(state: dict, rules: Rules, memory: Memory) -> list[int]:
+def legal_actions(state: dict, rules: Rules) -> list[int]:
     if state["done"]:
         return []
     p = state["current_player"]
@@ -435,7 +428,7 @@ def legal_actions(state: dict, rules: Rules, memory: Memory) -> list[int]:
         if meld_ok(state, rules):
             out.append(END_MELD)
         return out
-    return [DISCARD + c for c in discardable(state, rules, memory)]
+    return [DISCARD + c for c in discardable(state, rules)]
 
 
 def _minus(cards: list[int], gone) -> list[int]:
@@ -452,10 +445,10 @@ def share_by_points(points: list[int]) -> list[float]:
     return [1.0 / leaders if v == best else 0.0 for v in points]
 
 
-def advance(state: dict, action: int, rules: Rules, memory: Memory) -> Prediction:
+def advance(state: dict, action: int, rules: Rules) -> Prediction:
     """The state after `action` (legal in `state`), the rewards of the step and what
     happened ("won", "no_winner", "refill", "new_hand", "truncated", "over")."""
-    assert action in legal_actions(state, rules, memory), action
+    assert action in legal_actions(state, rules), action
     n = rules.num_players
     s = {
         key: [list(v) for v in val] if key in ("hands", "known") else val
@@ -469,8 +462,8 @@ def advance(state: dict, action: int, rules: Rules, memory: Memory) -> Predictio
     s["points"] = list(state["points"])
     p = s["current_player"]
     hand = s["hands"][p]
-    taken = list(memory.taken)
-    pred = Prediction(s, memory, [0.0] * n)
+    taken = list(state["taken"])
+    pred = Prediction(s, [0.0] * n)
 
     def end_hand(winner):
         s["winner"] = winner
@@ -486,8 +479,7 @@ def advance(state: dict, action: int, rules: Rules, memory: Memory) -> Predictio
         reached = max(s["points"]) >= target_points(n)
         if rules.match and not reached:
             pred.events.append("new_hand")
-            first = (pred.memory.first + 1) % n
-            pred.memory = Memory(first)
+            first = (s["first_player"] + 1) % n
             s.update(
                 current_player=first,
                 phase="draw",
@@ -500,7 +492,9 @@ def advance(state: dict, action: int, rules: Rules, memory: Memory) -> Predictio
                 opened=[False] * n,
                 hand_turns=0,
                 placements=0,
-                winner=None,
+                taken=[],
+                first_player=first,
+                refilled=False,
             )
             return
         pred.events.append("over")
@@ -560,6 +554,7 @@ def advance(state: dict, action: int, rules: Rules, memory: Memory) -> Predictio
                         end_hand(None)
                     else:
                         pred.events.append("refill")
+                        s["refilled"] = True
                         s["draw_pile"] = Shuffled(tuple(s["discard_pile"][:-1]))
                         s["discard_pile"] = s["discard_pile"][-1:]
     for key in ("hands", "known"):
@@ -567,5 +562,5 @@ def advance(state: dict, action: int, rules: Rules, memory: Memory) -> Predictio
     s["table"] = sorted(s["table"])
     s["placed"] = sorted(s["placed"])
     if "new_hand" not in pred.events:
-        pred.memory = replace(pred.memory, taken=tuple(sorted(taken)))
+        s["taken"] = sorted(taken)
     return pred

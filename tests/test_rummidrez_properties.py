@@ -26,7 +26,6 @@ from reference_rummidrez import (
     NEUTRAL,
     PLACE,
     UNDO,
-    Memory,
     Rules,
     advance,
     cards_conserved,
@@ -142,7 +141,8 @@ def run_game(seed: int, play_seed: int, rules: Rules, styles: list[str]) -> Coun
     env = card_envs.make(ENV_ID, **config)
     env.reset(seed=seed)
     s = norm(env.state_dict(), rules.neutral_at_ends)
-    memory = Memory(first=s["current_player"])
+    assert s["first_player"] == s["current_player"] and s["winner"] is None
+    assert s["taken"] == [] and not s["refilled"]
     rng = random.Random(play_seed)
     seats = [Seat(style, random.Random(rng.random()), rules) for style in styles]
     events: Counter = Counter()
@@ -150,13 +150,13 @@ def run_game(seed: int, play_seed: int, rules: Rules, styles: list[str]) -> Coun
     turn_actions = 0
     while not s["done"]:
         assert cards_conserved(s)
-        legal = legal_actions(s, rules, memory)
+        legal = legal_actions(s, rules)
         for agent in env.possible_agents:
             mask = np.flatnonzero(env.observe(agent)["action_mask"]).tolist()
             assert mask == (legal if agent == env.agent_selection else [])
         assert env.agent_selection == f"player_{s['current_player']}"
         action = seats[s["current_player"]].act(s, legal)
-        predicted = advance(s, action, rules, memory)
+        predicted = advance(s, action, rules)
         env.step(action)
         assert env.game.invariant_error(env._row) is None
         s = norm(env.state_dict(), rules.neutral_at_ends)
@@ -164,7 +164,6 @@ def run_game(seed: int, play_seed: int, rules: Rules, styles: list[str]) -> Coun
         step_rewards = [env.rewards[a] for a in env.possible_agents]
         assert step_rewards == pytest.approx(predicted.rewards)
         total = [a + b for a, b in zip(total, step_rewards, strict=True)]
-        memory = predicted.memory
         events.update(predicted.events)
         # every turn ends: at most a draw, max_placements placements and as many undos,
         # END_MELD and a discard

@@ -64,9 +64,10 @@ PLACE_COUNT = layout.HEADER + 10  # placements this turn
 TABLE_OK = layout.HEADER + 11  # 1 when END_MELD is legal
 DRAW_N = layout.HEADER + 12  # cards in the draw pile
 DISCARD_N = layout.HEADER + 13  # cards in the discard pile
-WINNER = layout.HEADER + 14  # seat that emptied its hand in the last hand, -1 for none
+WINNER = layout.HEADER + 14  # seat that emptied its hand in the last finished hand, else -1
 CFG_HINTS = layout.HEADER + 15  # 1: the observation ends with the solver's meld hint
-OPENED = layout.HEADER + 16  # MAX_PLAYERS flags
+REFILLED = layout.HEADER + 16  # 1 once the draw pile of this hand has been refilled
+OPENED = layout.HEADER + 17  # MAX_PLAYERS flags
 POINTS = OPENED + MAX_PLAYERS  # MAX_PLAYERS: match points (without a match: this hand's)
 HAND = POINTS + MAX_PLAYERS  # MAX_PLAYERS x 55 counts
 KNOWN = HAND + MAX_PLAYERS * NUM_IDS  # MAX_PLAYERS x 55: taken from the discard, not played
@@ -229,7 +230,7 @@ def _deal(row):
         for _ in range(HAND_SIZE):
             _draw(row, p)
     row[HAND_TURNS] = 0
-    row[WINNER] = -1
+    row[REFILLED] = 0
     _begin_turn(row, row[FIRST])
 
 
@@ -262,6 +263,7 @@ def _refill(row):
     row[DISCARD_PILE] = row[DISCARD_PILE + m]
     row[DISCARD_N] = 1
     row[DRAW_N] = m
+    row[REFILLED] = 1
     shuffle_slice(row, DRAW_PILE, DRAW_PILE + m)
     return True
 
@@ -273,6 +275,7 @@ def reset(row):
     row[FIRST] = below(row, n)
     row[layout.STATUS] = layout.RUNNING
     row[layout.TURN] = 0
+    row[WINNER] = -1
     _deal(row)
 
 
@@ -521,6 +524,7 @@ def check_invariants(row):
         and 0 <= row[HAND_TURNS] <= row[CFG_MAX_TURNS]
         and 0 <= row[FIRST] < n
         and -1 <= row[WINNER] < n
+        and 0 <= row[REFILLED] <= 1
     ):
         return 1
     seen = np.zeros(NUM_IDS, dtype=np.int64)
@@ -581,7 +585,17 @@ def resample_hidden(row, seat):
     """Redraw what `seat` cannot know, from the row's PRNG: the draw pile's cards and order,
     and the other hands' cards that nobody saw them take (the counts the others are known to
     hold stay, and every hand keeps its size). The table, the placed cards and the discard
-    pile are public. A placed card counts as one of the known copies, as `_commit` does."""
+    pile are public. A placed card counts as one of the known copies, as `_commit` does.
+
+    Before any refill of this hand's draw pile, the pile and the other hands' unseen cards
+    all come from the unseen part of the deal's shuffle, so exchanging them is exact. Once
+    the pile has been refilled (`REFILLED`) its cards are the old discard pile, which every
+    seat saw: then only the draw pile's order is redrawn (nobody saw it) and every hand
+    stays as it is. That keeps the row consistent with what `seat` saw; it does not redraw
+    the other hands (which may hold cards drawn from the refilled pile)."""
+    if row[REFILLED]:
+        shuffle_slice(row, DRAW_PILE, DRAW_PILE + row[DRAW_N])
+        return
     n = row[layout.NUM_PLAYERS]
     pool = np.empty(NUM_CARDS, dtype=np.int64)
     m = 0
