@@ -286,11 +286,11 @@ def test_neutral_at_ends_reaches_the_engine():
 
 
 def test_max_placements_counts_undone_placements():
-    env = fresh(max_placements=3)
+    env = fresh(max_placements=7)  # the least allowed: the 7 cards of an opening
     rig(env, [*run(PAWN, 1, 7), *run(KNIGHT, 1, 7)])
-    place(env, run(PAWN, 1, 2))
+    place(env, run(PAWN, 1, 4))
     env.step(k.UNDO)
-    place(env, [card(PAWN, 1)])
+    place(env, run(PAWN, 1, 3))
     assert not env.action_masks()[k.PLACE : k.UNDO].any()
     assert env.action_masks()[k.UNDO] and not env.action_masks()[k.END_MELD]
 
