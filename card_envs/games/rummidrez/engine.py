@@ -48,6 +48,7 @@ NUM_ACTIONS = DISCARD + NUM_IDS  # 223
 
 PHASE_DRAW, PHASE_MELD, PHASE_DISCARD = 0, 1, 2
 REWARD_WIN, REWARD_SCORE = 0, 1
+HINT_MAX_HAND = 20  # larger hands get no meld hint (see `meld_hint`)
 SOLO_FAILED = NUM_CARDS  # solo score when the deck runs out: 112 + the cards in hand
 
 CFG_REWARD = layout.HEADER
@@ -180,7 +181,9 @@ def meld_hint(row, p, out):
     """The cards of p's hand (55 counts into `out`) that the solver would add: the largest
     set that makes the table with this turn's placements valid, or before opening the
     largest that forms groups with the placed cards alone, if they reach OPEN_MIN. Zero when
-    nothing can be added."""
+    nothing can be added, and for hands over HINT_MAX_HAND cards: the solver's time grows
+    steeply with the optional cards (seconds for some 25-card hands), and the hint is
+    computed for every seat, including random players whose hands grow large."""
     req = np.zeros((NUM_FIGURES, NUM_NUMBERS), dtype=np.int64)
     hand = np.zeros_like(req)
     chosen = np.zeros_like(req)
@@ -191,8 +194,10 @@ def meld_hint(row, p, out):
         hand[f, n] = row[HAND + p * NUM_IDS + c]
     req_n = row[PLACED + NEUTRAL] + (row[TABLE + NEUTRAL] if opened else 0)
     hand_n = row[HAND + p * NUM_IDS + NEUTRAL]
-    r = best_addition(req, req_n, hand, hand_n, row[CFG_ENDS] == 1, chosen)
     out[:] = 0.0
+    if _count(row, HAND + p * NUM_IDS) > HINT_MAX_HAND:
+        return
+    r = best_addition(req, req_n, hand, hand_n, row[CFG_ENDS] == 1, chosen)
     if r <= 0 or (not opened and _count(row, PLACED) + r < OPEN_MIN):
         return
     for c in range(NEUTRAL):
