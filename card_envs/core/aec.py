@@ -26,6 +26,14 @@ def check_illegal_action_mode(mode: str) -> None:
         raise ValueError(f"illegal_action={mode!r} is not one of {ILLEGAL_ACTION_MODES}")
 
 
+def check_modes(render_mode: str | None, render_modes: list[str], illegal_action: str) -> None:
+    """The two mode arguments every env of ours takes: a render mode among `render_modes`
+    (or None) and a known illegal-action mode."""
+    if render_mode not in (None, *render_modes):
+        raise ValueError(f"render_mode={render_mode!r} is not one of {[None, *render_modes]}")
+    check_illegal_action_mode(illegal_action)
+
+
 class CardEnv(AECEnv):
     """PettingZoo AEC env over a game engine (see `card_envs.make`)."""
 
@@ -35,10 +43,7 @@ class CardEnv(AECEnv):
         self, game: Game, render_mode: str | None = None, illegal_action: str = "raise"
     ) -> None:
         super().__init__()
-        if render_mode not in (None, *self.metadata["render_modes"]):
-            allowed = [None, *self.metadata["render_modes"]]
-            raise ValueError(f"render_mode={render_mode!r} is not one of {allowed}")
-        check_illegal_action_mode(illegal_action)
+        check_modes(render_mode, self.metadata["render_modes"], illegal_action)
         self.game = game
         self.render_mode = render_mode
         self.illegal_action = illegal_action

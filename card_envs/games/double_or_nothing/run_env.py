@@ -14,7 +14,7 @@ import gymnasium
 import numpy as np
 
 from card_envs.core import layout, rng
-from card_envs.core.aec import check_illegal_action_mode
+from card_envs.core.aec import check_modes
 from card_envs.core.config import Option, resolve
 from card_envs.core.spaces import LegalSampling, as_action
 from card_envs.games.double_or_nothing import engine as k
@@ -40,9 +40,7 @@ class DoubleOrNothingRun(LegalSampling, gymnasium.Env):
     def __init__(
         self, render_mode: str | None = None, illegal_action: str = "raise", **config: Any
     ) -> None:
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode={render_mode!r} is not one of [None, 'ansi']")
-        check_illegal_action_mode(illegal_action)
+        check_modes(render_mode, self.metadata["render_modes"], illegal_action)
         self.illegal_action = illegal_action
         self.render_mode = render_mode
         self.config = resolve(self.env_id, OPTIONS, config)

@@ -22,7 +22,7 @@ import gymnasium
 import numpy as np
 
 from card_envs.core import layout
-from card_envs.core.aec import check_illegal_action_mode
+from card_envs.core.aec import check_modes
 from card_envs.core.engine import Game
 from card_envs.core.spaces import LegalSampling, as_action
 from card_envs.games.rummidrez import engine as k
@@ -48,9 +48,7 @@ class RummidrezSoloEnv(LegalSampling, gymnasium.Env):
     def __init__(
         self, render_mode: str | None = None, illegal_action: str = "raise", **config: Any
     ) -> None:
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode={render_mode!r} is not one of [None, 'ansi']")
-        check_illegal_action_mode(illegal_action)
+        check_modes(render_mode, self.metadata["render_modes"], illegal_action)
         self.illegal_action = illegal_action
         self.render_mode = render_mode
         self.game = self.game_type(**config)  # validates the config, naming the env id
