@@ -125,46 +125,15 @@ def target_points(num_players):
 
 # --- the table --------------------------------------------------------------------------------
 @njit(cache=True)
-def _may_be_valid(counts, neutrals):
-    """Cheap necessary condition: every card has a window of 3 cells in one of its lines with
-    at most `neutrals` empty cells (any group through it holds such a window)."""
-    for f in range(NUM_FIGURES):
-        for n in range(NUM_NUMBERS):
-            if counts[f, n] == 0:
-                continue
-            found = False
-            for lo in range(n - 2, n + 1):  # figure line, cells lo..lo+2
-                if lo >= 0 and lo + 2 < NUM_NUMBERS:
-                    holes = 0
-                    for m in range(lo, lo + 3):
-                        holes += counts[f, m] == 0
-                    found = found or holes <= neutrals
-            for lo in range(f - 2, f + 1):  # colour line
-                if lo >= 0 and lo + 2 < NUM_FIGURES:
-                    holes = 0
-                    for g in range(lo, lo + 3):
-                        holes += counts[g, n] == 0
-                    found = found or holes <= neutrals
-            if not found:
-                return False
-    return True
-
-
-@njit(cache=True)
 def counts_valid(row, base, extra):
     """Whether the counts at row[base:] plus those at row[extra:] (extra < 0: none) split
     into valid groups under the row's neutral option."""
     counts = np.empty((NUM_FIGURES, NUM_NUMBERS), dtype=np.int64)
-    total = 0
     for c in range(NEUTRAL):
-        v = row[base + c] + (row[extra + c] if extra >= 0 else 0)
-        counts[c // NUM_NUMBERS, c % NUM_NUMBERS] = v
-        total += v
+        counts[c // NUM_NUMBERS, c % NUM_NUMBERS] = row[base + c] + (
+            row[extra + c] if extra >= 0 else 0
+        )
     neutrals = row[base + NEUTRAL] + (row[extra + NEUTRAL] if extra >= 0 else 0)
-    if total == 0:
-        return neutrals == 0
-    if total + neutrals < 3 or not _may_be_valid(counts, neutrals):
-        return False
     return table_valid(counts, neutrals, row[CFG_ENDS] == 1)
 
 

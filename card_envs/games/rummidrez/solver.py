@@ -820,8 +820,36 @@ def _solve(req, opt, req_n, opt_n, ends, trace):
 
 
 @njit(cache=True)
+def _may_be_valid(counts, neutrals):
+    """Cheap necessary condition: every card has a window of 3 cells in one of its lines with
+    at most `neutrals` empty cells (any group through it holds such a window)."""
+    for f in range(NUM_FIGURES):
+        for n in range(NUM_NUMBERS):
+            if counts[f, n] == 0:
+                continue
+            found = False
+            for lo in range(n - 2, n + 1):  # figure line, cells lo..lo+2
+                if lo >= 0 and lo + 2 < NUM_NUMBERS:
+                    holes = 0
+                    for m in range(lo, lo + 3):
+                        holes += counts[f, m] == 0
+                    found = found or holes <= neutrals
+            for lo in range(f - 2, f + 1):  # colour line
+                if lo >= 0 and lo + 2 < NUM_FIGURES:
+                    holes = 0
+                    for g in range(lo, lo + 3):
+                        holes += counts[g, n] == 0
+                    found = found or holes <= neutrals
+            if not found:
+                return False
+    return True
+
+
+@njit(cache=True)
 def table_valid(counts, neutrals, neutral_at_ends):
     """True when the cards `counts` (6, 9) and `neutrals` split into valid groups."""
+    if not _may_be_valid(counts, neutrals):
+        return False  # most tables a player tries are rejected here, before the search
     none = np.zeros((NUM_FIGURES, NUM_NUMBERS), dtype=np.int64)
     no_trace = np.zeros((0, _T_WIDTH), dtype=np.int64)
     return _solve(counts, none, neutrals, 0, neutral_at_ends, no_trace)[0] >= 0
