@@ -52,7 +52,7 @@ import sys
 import time
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from statistics import NormalDist
 from typing import Any, TextIO
 
@@ -75,6 +75,7 @@ __all__ = [
     "evaluate",
     "play_chunk",
     "run_chunks",
+    "warm_up",
     "t_interval",
     "wilson_interval",
 ]
@@ -313,11 +314,40 @@ def _mp_context():
     return multiprocessing.get_context("spawn")
 
 
+def warm_up(chunks: Sequence[Chunk]) -> None:
+    """Compile, in this process, every kernel the chunks will call: per distinct game,
+    config and field, play (and discard) the fewest games of its first chunk that seat
+    every agent it uses.
+
+    Worker processes then start with the kernels compiled (forked) or find them in numba's
+    cache (spawned, Ray). Without this, workers that meet a cold cache compile the same
+    kernels at once and race on numba's cache index, which crashes them.
+    """
+    seen: set[tuple] = set()
+    for chunk in chunks:
+        key = (
+            chunk.env_id,
+            repr(sorted(chunk.config.items())),
+            tuple(map(_agent_label, chunk.agents)),
+        )
+        if key in seen:
+            continue
+        seen.add(key)
+        seats = np.asarray(chunk.agent_of_seat, dtype=np.int64)
+        rows: list[int] = []
+        covered: set[int] = set()
+        for i, row in enumerate(seats.tolist()):
+            if not covered.issuperset(row):
+                rows.append(i)
+                covered.update(row)
+        play_chunk(replace(chunk, agent_of_seat=seats[rows], record=False))
+
+
 def run_chunks(
     chunks: Sequence[Chunk], workers: int | None = None
 ) -> Iterator[tuple[int, GameBatch]]:
     """Play `chunks`, yielding (index, batch) as they finish (in-process when workers=1 or
-    there is a single chunk; else in a pool of processes)."""
+    there is a single chunk; else in a pool of processes, after `warm_up`)."""
     workers = min(check_workers(workers), len(chunks))
     if multiprocessing.current_process().daemon:  # a daemon process may not have children
         workers = 1
@@ -326,6 +356,8 @@ def run_chunks(
             yield i, play_chunk(chunk)
         return
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    warm_up(chunks)
 
     with ProcessPoolExecutor(workers, mp_context=_mp_context(), initializer=_init_worker) as pool:
         futures = {pool.submit(play_chunk, chunk): i for i, chunk in enumerate(chunks)}

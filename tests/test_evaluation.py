@@ -8,11 +8,14 @@ import pytest
 
 import card_envs
 from agents import Agent, RandomAgent
+from card_envs import evaluation
 from card_envs.evaluation import (
+    Chunk,
     derive_seed,
     evaluate,
     show_progress,
     t_interval,
+    warm_up,
     wilson_interval,
 )
 
@@ -127,6 +130,33 @@ def test_same_seed_same_numbers_whatever_the_number_of_workers():
     assert [s.as_dict() for s in one] == [s.as_dict() for s in two]
     other = evaluate("no_thanks_v0", agents, workers=1, **{**kwargs, "seed": 8})
     assert not np.array_equal(one.results.scores, other.results.scores)
+
+
+def test_warm_up_seats_every_agent_of_every_distinct_field_once(monkeypatch):
+    # workers must find every kernel compiled: the parent plays, per distinct game, config
+    # and field, games of its first chunk until every agent of the field has sat
+    played = []
+    monkeypatch.setattr(evaluation, "play_chunk", played.append)
+    seats = np.array([[0, 1], [1, 0], [0, 2], [2, 0], [3, 4], [4, 3]])
+
+    def chunk(env_id, config, field, rows, seed):
+        return Chunk(env_id, config, field, rows, seed, tuple(range(len(field))))
+
+    five = ("heuristic", "random", "random", "heuristic", "random")
+    chunks = [
+        chunk("no_thanks_v0", {}, five, seats, 1),
+        chunk("no_thanks_v0", {}, five, seats[::-1], 2),  # same field: warmed already
+        chunk("no_thanks_v0", {"num_players": 2}, five, seats[2:], 3),  # another config
+        chunk("no_thanks_v0", {}, ("random", "random"), seats[:2, :] % 2, 4),  # another field
+    ]
+    warm_up(chunks)
+    assert [c.seed for c in played] == [1, 3, 4]
+    for warm, source in zip(played, (chunks[0], chunks[2], chunks[3]), strict=True):
+        used = set(np.unique(source.agent_of_seat).tolist())
+        assert set(np.unique(warm.agent_of_seat).tolist()) == used
+        assert len(warm.agent_of_seat) < len(source.agent_of_seat)
+        assert not warm.record
+    np.testing.assert_array_equal(played[0].agent_of_seat, seats[[0, 2, 4]])
 
 
 def test_agent_objects_are_copied_into_each_chunk():

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from card_envs.evaluation import Chunk, GameBatch, play_chunk, run_chunks
+from card_envs.evaluation import Chunk, GameBatch, play_chunk, run_chunks, warm_up
 
 
 def run_local(chunks: Sequence[Chunk], workers: int | None) -> Iterator[tuple[int, GameBatch]]:
@@ -37,6 +37,7 @@ def run_ray(
             configure_logging=False,
         )
         started = True
+    warm_up(chunks)  # workers on this machine then load the kernels from numba's cache
     try:
         task = ray.remote(num_cpus=1, max_retries=2)(play_chunk)
         refs = {task.remote(chunk): i for i, chunk in enumerate(chunks)}
