@@ -42,6 +42,13 @@ def multi_agent_env_ids() -> list[str]:
     return sorted(_GAMES)
 
 
+def batched_env_ids() -> list[str]:
+    """The ids `make_vec` batches (and `card-envs train` trains on): every multi-agent id and
+    the single-agent ids over a one-seat game of their own (`game_type`)."""
+    own = [i for i, env in _SINGLE_AGENT.items() if hasattr(env, "game_type")]
+    return sorted([*_GAMES, *own])
+
+
 def game_class(env_id: str) -> type[Game]:
     if env_id in _SINGLE_AGENT:
         raise ValueError(
@@ -100,8 +107,9 @@ def make_parallel(
 
 
 def make_vec(env_id: str, num_envs: int, seed: int | None = None, **config: Any) -> BatchedEnv:
-    """Batched env: `num_envs` instances stepped by one compiled call; instance i uses seed+i."""
-    return BatchedEnv(game_class(env_id)(**config), num_envs, seed)  # multi-agent ids only
+    """Batched env: `num_envs` instances stepped by one compiled call; instance i uses seed+i.
+    Multi-agent ids, and single-agent ids over a one-seat game of their own (`make_game`)."""
+    return BatchedEnv(make_game(env_id, **config), num_envs, seed)
 
 
 NAMESPACE = "card_envs"  # of our ids in Gymnasium's and PettingZoo's registries

@@ -77,6 +77,7 @@ def rig(env, hand, draws=(), table=(), opened=False) -> np.ndarray:
     row[k.DRAW_PILE : k.DRAW_PILE + len(pile)] = pile[::-1]  # top = last slot
     row[k.PLACE_COUNT] = 0
     row[k.TABLE_OK] = 1
+    row[k.FITS] = k.solo_fits(row)
     assert env.unwrapped.game.invariant_error(row) is None
     return env.unwrapped._observe()
 
@@ -109,9 +110,52 @@ def test_registered_as_a_single_agent_env():
     env = gymnasium.make(card_envs.gym_id(ID), max_placements=30)
     assert env.spec.id == f"card_envs/{ID}" and type(env.unwrapped) is RummidrezSoloEnv
     assert env.unwrapped.config["max_placements"] == 30
-    for face in (card_envs.make_vec, card_envs.make_parallel):
-        with pytest.raises(ValueError, match="single-agent"):
-            face(ID, 2) if face is card_envs.make_vec else face(ID)
+    with pytest.raises(ValueError, match="single-agent"):
+        card_envs.make_parallel(ID)
+    assert ID in card_envs.registry.batched_env_ids()  # make_vec batches the one-seat game
+
+
+def test_the_hint_is_the_whole_hand_exactly_when_it_completes_the_table():
+    """Solo hints: the best play places everything once table and hand form a valid table,
+    so the hint is the remaining hand then, whatever its size, else nothing."""
+    env = fresh(hints=True)
+    start, size = k.obs_slices(1, True)["hint"]
+    hint = slice(start, start + size)
+    pawns = [card(0, n) for n in range(1, 10)]
+    knights = [card(1, n) for n in range(1, 10)]
+    obs = rig(env, hand=[*pawns, *knights], draws=[card(2, 5)])  # two 9-card groups
+    np.testing.assert_array_equal(obs[hint], counts([*pawns, *knights]))
+    obs, *_ = place(env, pawns[:4])  # placing moves cards out of the hint, nothing else
+    np.testing.assert_array_equal(obs[hint], counts([*pawns[4:], *knights]))
+    obs = rig(env, hand=[*pawns, *knights[:8], card(5, 5)], draws=[card(2, 5)])  # Joker 5 alone
+    assert not obs[hint].any()
+    obs, *_ = env.step(k.END_MELD)  # draws Bishop 5: still no valid table
+    assert not obs[hint].any()
+    obs = rig(env, hand=knights[3:], table=pawns, opened=True, draws=[card(1, 3)])
+    np.testing.assert_array_equal(obs[hint], counts(knights[3:]))  # with the table
+    obs, *_ = env.step(k.END_MELD)  # the hand goes on: Knight 3 joins the run
+    np.testing.assert_array_equal(obs[hint], counts(knights[2:]))
+    assert not fresh(hints=False).unwrapped._row[k.FITS]
+
+
+def test_the_batched_env_plays_the_gym_envs_games():
+    """make_vec batches RummidrezSolo (training needs it): instance i plays the game a
+    gym env reset with seed + i plays, observation for observation."""
+    config = dict(hints=True, max_placements=9)
+    venv = card_envs.make_vec(ID, 3, seed=40, **config)
+    assert venv.num_players == 1 and type(venv.game) is RummidrezSolo
+    obs, masks = venv.reset()
+    envs = [card_envs.make(ID, **config) for _ in range(3)]
+    singles = [env.reset(seed=40 + i)[0] for i, env in enumerate(envs)]
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        np.testing.assert_array_equal(obs, np.stack(singles))
+        np.testing.assert_array_equal(masks.astype(bool), [e.action_masks() for e in envs])
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        obs, masks, rewards, term, _ = venv.step(actions)
+        for i, env in enumerate(envs):
+            singles[i], reward, done, _, _ = env.step(actions[i])
+            assert rewards[i, 0] == reward and term[i] == done == 0  # random play is long
 
 
 def test_agents_are_built_for_the_solo_game():

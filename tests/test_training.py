@@ -41,6 +41,8 @@ def tiny(raw: dict, tmp_path: Path, **extra) -> dict:
     opponents = dict(raw.get("opponents", {}))
     opponents["snapshot_every"] = 256
     out["opponents"] = opponents
+    if raw.get("imitation"):
+        out["imitation"] = {**raw["imitation"], "samples": 2048, "epochs": 1}
     return out
 
 
@@ -63,9 +65,9 @@ def read_csv(path: Path) -> list[dict]:
 # --- configs ----------------------------------------------------------------------------
 def test_there_is_a_training_config_for_every_game():
     envs = {yaml.safe_load(p.read_text())["env"] for p in CONFIGS}
-    from card_envs.registry import multi_agent_env_ids
+    from card_envs.registry import batched_env_ids
 
-    assert envs == set(multi_agent_env_ids())
+    assert envs == set(batched_env_ids())  # the solo variant included
 
 
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.stem)
@@ -98,6 +100,11 @@ BASE = {"env": "no_thanks_v0", "total_timesteps": 1000}
         ({"evaluation": {"against": []}}, "against=.* must be a non-empty list"),
         ({"evaluation": {"against": ["computer"]}}, "agent 'computer'"),
         ({"evaluation": {"runs": 10}}, r"runs=10: only \['double_or_nothing_v0'\]"),
+        ({"env": "double_or_nothing_run_v0"}, r"env='double_or_nothing_run_v0' is not one of"),
+        (
+            {"env": "rummidrez_solo_v0", "opponents": {"pool": {"random": 1}}},
+            "rummidrez_solo_v0 has one seat: it takes no opponents pool",
+        ),
         ({"time_limit_minutes": 0}, "time_limit_minutes=0 must be a number"),
     ],
 )
@@ -135,6 +142,12 @@ def test_targets_follow_the_issue():
         {"opponent": "heuristic", "win_rate": 0.3, "ci_low": 0.26},
     ]
     assert [t["met"] for t in targets(four, rows, None)] == [False, True]
+    solo = parse_config({**BASE, "env": "rummidrez_solo_v0"})
+    rows = [  # one seat: a mean reward at least the agent's on the same deals
+        {"opponent": "random", "win_rate": 0.9, "mean_reward": -80.0, "opponent_reward": -140.0},
+        {"opponent": "heuristic", "win_rate": 0.4, "mean_reward": -75.5, "opponent_reward": -74},
+    ]
+    assert [t["met"] for t in targets(solo, rows, None)] == [True, False]
 
 
 # --- the pool -------------------------------------------------------------------------------

@@ -3,7 +3,7 @@ value stops with a message naming it and what is allowed.
 
 ```yaml
 name: no_thanks                 # run name (default: the file stem); output in out/
-env: no_thanks_v0               # a multi-agent env id
+env: no_thanks_v0               # a multi-agent id, or a one-seat game's (rummidrez_solo_v0)
 config: {num_players: 4}        # the game's options
 seed: 0
 out: runs/training/no_thanks    # default runs/training/<name>
@@ -12,7 +12,7 @@ time_limit_minutes: 20          # optional: stop at this wall time, then evaluat
 num_envs: 64                    # games stepped together by the batched engine
 torch_threads: 1                # the env runs on one core; one torch thread keeps up
 opponents:
-  pool: {heuristic: 0.5, random: 0.1, self: 0.4}   # per-seat draw weights for every game
+  pool: {heuristic: 0.5, random: 0.1, self: 0.4}   # per-seat draw weights (none: one seat)
   snapshot_every: 500_000       # steps between new frozen snapshots of the learner
   snapshots: 4                  # the newest this many snapshots share the weight of `self`
 ppo:                            # sb3-contrib MaskablePPO arguments
@@ -31,7 +31,8 @@ evaluation:
   every: 1_000_000              # steps between evaluations (and at the end)
   games: 800                    # games per opponent, seat-balanced (rounded up to a
   final_games: 4000             #   multiple of the players); final_games at the end
-  against: [random, heuristic]  # each fills every other seat of the table
+  against: [random, heuristic]  # each fills every other seat of the table (one seat: each
+                                #   plays the same deals alone, see training/monitor.py)
   workers: 1                    # processes for the evaluation games
   runs: 0                       # double_or_nothing: runs of double_or_nothing_run_v0 too
 checkpoint_every: 1_000_000
@@ -57,7 +58,7 @@ from pathlib import Path
 from typing import Any
 
 from card_envs.config_file import Checks, ConfigFileError
-from card_envs.registry import make_game, multi_agent_env_ids
+from card_envs.registry import batched_env_ids, make_game
 
 SELF = "self"
 RUN_OPPONENT = "run"  # evaluations.csv rows of the run env: win_rate holds games won per run
@@ -146,7 +147,7 @@ class TrainConfig:
 
 TOP_KEYS = {
     "name": "the run's name (letters, digits, _ . -)",
-    "env": f"one of {multi_agent_env_ids()}",
+    "env": f"one of {batched_env_ids()}",
     "config": "mapping of the game's options",
     "seed": "non-negative int",
     "out": "output directory",
@@ -239,10 +240,10 @@ def parse_config(raw: Any, source: str = "config", default_name: str = "training
         _check.fail(source, f"a training config must be a mapping, got {type(raw).__name__}")
     _check.unknown_keys(source, raw, TOP_KEYS)
     if "env" not in raw:
-        _check.fail(source, f"missing key 'env' (one of {multi_agent_env_ids()})")
+        _check.fail(source, f"missing key 'env' (one of {batched_env_ids()})")
     env_id = raw["env"]
-    if env_id not in multi_agent_env_ids():
-        _check.fail(source, f"env={env_id!r} is not one of {multi_agent_env_ids()}")
+    if env_id not in batched_env_ids():
+        _check.fail(source, f"env={env_id!r} is not one of {batched_env_ids()}")
     config = _check.mapping(source, "config", raw.get("config"))
     try:
         game = make_game(env_id, **config)
@@ -254,7 +255,12 @@ def parse_config(raw: Any, source: str = "config", default_name: str = "training
     opp_where = f"{source}: opponents"
     opp = _check.mapping(source, "opponents", raw.get("opponents"))
     _check.unknown_keys(opp_where, opp, OPPONENT_KEYS)
-    pool = _pool(opp_where, opp.get("pool", {"random": 1.0}), env_id, config)
+    if game.num_players == 1:  # a one-seat game (rummidrez_solo_v0) has nobody to play
+        if opp.get("pool"):
+            _check.fail(opp_where, f"{env_id} has one seat: it takes no opponents pool")
+        pool: tuple[tuple[str, float], ...] = ()
+    else:
+        pool = _pool(opp_where, opp.get("pool", {"random": 1.0}), env_id, config)
 
     ev_where = f"{source}: evaluation"
     ev = _check.mapping(source, "evaluation", raw.get("evaluation"))

@@ -13,13 +13,13 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.ppo import PolicyAgent, frozen_copy
-from card_envs.evaluation import evaluate, evaluate_episodes
+from card_envs.evaluation import evaluate, evaluate_episodes, wilson_interval
 from training.config import RUN_ENVS, RUN_OPPONENT, TrainConfig
 from training.opponents import OpponentPool
 
 EVAL_COLUMNS = [
     "timesteps", "minutes", "kind", "opponent", "games", "win_rate", "ci_low", "ci_high",
-    "fair_share", "mean_reward",
+    "fair_share", "mean_reward", "opponent_reward",
 ]  # fmt: skip
 TRAIN_COLUMNS = [
     "timesteps", "minutes", "steps_per_s", "train_win_rate", "episodes", "ep_len_mean",
@@ -74,6 +74,8 @@ def evaluate_policy(config: TrainConfig, policy, games: int, seed: int, workers:
     learner = PolicyAgent(frozen_copy(policy), deterministic=True)
     learner.name = learner.spec = "learner"
     n = config.num_players
+    if n == 1:
+        return _compare_alone(config, learner, games, seed, workers)
     rows = []
     for spec in config.eval_against:
         ev = evaluate(
@@ -92,6 +94,33 @@ def evaluate_policy(config: TrainConfig, policy, games: int, seed: int, workers:
             "opponent": RUN_OPPONENT, "games": runs.episodes, "win_rate": runs.mean_return,
             "ci_low": runs.mean_return_ci[0], "ci_high": runs.mean_return_ci[1],
             "fair_share": None, "mean_reward": runs.mean_return,
+        })  # fmt: skip
+    return rows
+
+
+def _compare_alone(config: TrainConfig, learner, games: int, seed: int, workers: int) -> list[dict]:
+    """A one-seat game: the learner and each `eval_against` agent play the same deals alone.
+    `win_rate` is the share of deals where the learner scores better (a tie counts one half;
+    fair share 1/2) with its Wilson interval; `mean_reward` is the learner's mean,
+    `opponent_reward` the agent's."""
+
+    def rewards(agent) -> np.ndarray:
+        ev = evaluate(
+            config.env, [agent], games=games, seed=seed, workers=workers, progress=False,
+            **config.config,
+        )  # fmt: skip
+        return ev.results.rewards[:, 0]
+
+    mine = rewards(learner)
+    rows = []
+    for spec in config.eval_against:
+        theirs = rewards(spec)
+        p = float(np.mean((mine > theirs) + 0.5 * (mine == theirs)))
+        low, high = wilson_interval(p, len(mine))
+        rows.append({
+            "opponent": spec, "games": len(mine), "win_rate": p, "ci_low": low,
+            "ci_high": high, "fair_share": 0.5, "mean_reward": float(mine.mean()),
+            "opponent_reward": float(theirs.mean()),
         })  # fmt: skip
     return rows
 

@@ -36,7 +36,11 @@ def targets(config: TrainConfig, rows: list[dict], baseline: float | None) -> li
     n = config.num_players
     out = []
     for r in rows:
-        if r["opponent"] == "random":
+        if n == 1:  # a one-seat game: a score at least as good as the agent's on the same deals
+            ok = r["mean_reward"] >= r["opponent_reward"]
+            what = f"mean reward >= {r['opponent']}'s {r['opponent_reward']:.3f}"
+            out.append({"target": what, "met": bool(ok)})
+        elif r["opponent"] == "random":
             need = 0.9 if n == 2 else 2 / n
             ok = r["win_rate"] >= need
             out.append({"target": f"vs random: win rate >= {need:.3f}", "met": bool(ok)})
@@ -90,7 +94,9 @@ def train(
 
     pool = OpponentPool(config)
     agents, weights = pool.agents_and_weights()
-    if not agents:  # pure self-play: a placeholder until the first snapshot is installed
+    if config.num_players == 1:  # a one-seat game: nobody to draw
+        weights = None
+    elif not agents:  # pure self-play: a placeholder until the first snapshot is installed
         agents, weights = ["random"], [1.0]
     venv = SingleAgentVecEnv(
         config.env, config.num_envs, opponents=agents, seat="rotate", seed=config.seed,
@@ -124,7 +130,8 @@ def train(
             elapsed = time.perf_counter() - t_imitation  # counts towards the time limit
         if config.uses_self_play:
             pool.add_snapshot(model.policy)  # the starting policy until the first refresh
-    pool.install(venv.driver)
+    if config.num_players > 1:
+        pool.install(venv.driver)
     model.set_logger(configure(str(paths.tensorboard), ["tensorboard"]))
     monitor = Monitor(config, paths, pool, elapsed=elapsed, echo=echo)
     remaining = config.total_timesteps - model.num_timesteps
@@ -202,6 +209,11 @@ def summary(results: dict) -> str:
             f"  {what}: {r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}] "
             f"({r['games']} {'runs' if r['opponent'] == RUN_OPPONENT else 'games'})"
         )
+        if r.get("opponent_reward") is not None:  # a one-seat game: the same deals played alone
+            lines.append(
+                f"    mean reward {r['mean_reward']:.3f}, {r['opponent']}'s "
+                f"{r['opponent_reward']:.3f}"
+            )
     if results["computer_games_won_per_run"] is not None:
         lines.append(f"  computer baseline: {results['computer_games_won_per_run']:.3f} per run")
     for t in results["targets"]:

@@ -68,7 +68,8 @@ DISCARD_N = layout.HEADER + 13  # cards in the discard pile
 WINNER = layout.HEADER + 14  # seat that emptied its hand in the last finished hand, else -1
 CFG_HINTS = layout.HEADER + 15  # 1: the observation ends with the solver's meld hint
 REFILLED = layout.HEADER + 16  # 1 once the draw pile of this hand has been refilled
-OPENED = layout.HEADER + 17  # MAX_PLAYERS flags
+FITS = layout.HEADER + 17  # solo with hints: 1 when the whole hand completes the table
+OPENED = layout.HEADER + 18  # MAX_PLAYERS flags
 POINTS = OPENED + MAX_PLAYERS  # MAX_PLAYERS: match points (without a match: this hand's)
 HAND = POINTS + MAX_PLAYERS  # MAX_PLAYERS x 55 counts
 KNOWN = HAND + MAX_PLAYERS * NUM_IDS  # MAX_PLAYERS x 55: taken from the discard, not played
@@ -125,15 +126,17 @@ def target_points(num_players):
 
 # --- the table --------------------------------------------------------------------------------
 @njit(cache=True)
-def counts_valid(row, base, extra):
-    """Whether the counts at row[base:] plus those at row[extra:] (extra < 0: none) split
-    into valid groups under the row's neutral option."""
-    counts = np.empty((NUM_FIGURES, NUM_NUMBERS), dtype=np.int64)
-    for c in range(NEUTRAL):
-        counts[c // NUM_NUMBERS, c % NUM_NUMBERS] = row[base + c] + (
-            row[extra + c] if extra >= 0 else 0
-        )
-    neutrals = row[base + NEUTRAL] + (row[extra + NEUTRAL] if extra >= 0 else 0)
+def counts_valid(row, base, extra, more=-1):
+    """Whether the counts at row[base:] plus those at row[extra:] and row[more:] (< 0: none)
+    split into valid groups under the row's neutral option."""
+    counts = np.zeros((NUM_FIGURES, NUM_NUMBERS), dtype=np.int64)
+    neutrals = 0
+    for at in (base, extra, more):
+        if at < 0:
+            continue
+        for c in range(NEUTRAL):
+            counts[c // NUM_NUMBERS, c % NUM_NUMBERS] += row[at + c]
+        neutrals += row[at + NEUTRAL]
     return table_valid(counts, neutrals, row[CFG_ENDS] == 1)
 
 
@@ -152,7 +155,17 @@ def meld_hint(row, p, out):
     largest that forms groups with the placed cards alone, if they reach OPEN_MIN. Zero when
     nothing can be added, and for hands over HINT_MAX_HAND cards: the solver's time grows
     steeply with the optional cards (seconds for some 25-card hands), and the hint is
-    computed for every seat, including random players whose hands grow large."""
+    computed for every seat, including random players whose hands grow large.
+
+    Solo: the whole hand when it completes the table (`FITS`), else zero, for any hand size.
+    That is all the best play needs: the score is the first deal prefix that forms a valid
+    table, and placing cards earlier changes nothing (the table is rearranged freely)."""
+    out[:] = 0.0
+    if row[CFG_SOLO]:
+        if row[FITS]:
+            for c in range(NUM_IDS):
+                out[c] = row[HAND + p * NUM_IDS + c]
+        return
     req = np.zeros((NUM_FIGURES, NUM_NUMBERS), dtype=np.int64)
     hand = np.zeros_like(req)
     chosen = np.zeros_like(req)
@@ -163,7 +176,6 @@ def meld_hint(row, p, out):
         hand[f, n] = row[HAND + p * NUM_IDS + c]
     req_n = row[PLACED + NEUTRAL] + (row[TABLE + NEUTRAL] if opened else 0)
     hand_n = row[HAND + p * NUM_IDS + NEUTRAL]
-    out[:] = 0.0
     if _count(row, HAND + p * NUM_IDS) > HINT_MAX_HAND:
         return
     r = best_addition(req, req_n, hand, hand_n, row[CFG_ENDS] == 1, chosen)
@@ -172,6 +184,16 @@ def meld_hint(row, p, out):
     for c in range(NEUTRAL):
         out[c] = chosen[c // NUM_NUMBERS, c % NUM_NUMBERS]
     out[NEUTRAL] = r - chosen.sum()
+
+
+@njit(cache=True)
+def solo_fits(row):
+    """Solo with hints: the hand, the placed cards and (once opened) the table form a valid
+    table. Placements and undos only move cards between these, so it is computed once per
+    melding phase, after its draw, and kept in `FITS`."""
+    if not (row[CFG_SOLO] and row[CFG_HINTS]):
+        return 0
+    return 1 if counts_valid(row, PLACED, TABLE if row[OPENED] else -1, HAND) else 0
 
 
 @njit(cache=True)
@@ -206,6 +228,7 @@ def _deal(row):
     row[HAND_TURNS] = 0
     row[REFILLED] = 0
     _begin_turn(row, row[FIRST])
+    row[FITS] = solo_fits(row)
 
 
 @njit(cache=True)
@@ -392,6 +415,7 @@ def _solo_next(row, rewards):
     row[HAND_TURNS] += 1
     _begin_turn(row, 0)
     _draw(row, 0)
+    row[FITS] = solo_fits(row)
 
 
 @njit(cache=True)
@@ -473,7 +497,8 @@ INVARIANT_ERRORS = (
     "a seat is known to hold a card it does not hold",
     "the table does not split into valid groups",
     "cards are placed outside a melding phase, or more placements than allowed",
-    "TABLE_OK does not say whether ending the melding phase is legal",
+    "TABLE_OK does not say whether ending the melding phase is legal, or FITS whether the "
+    "solo hand completes the table",
     "points are not what the hands won",
     "the table holds cards but no seat has opened",
 )
@@ -536,6 +561,8 @@ def check_invariants(row):
     if row[PLACE_COUNT] > row[CFG_MAX_PLACE]:
         return 5
     if status == layout.RUNNING and row[TABLE_OK] != meld_ok(row, row[layout.PLAYER]):
+        return 6
+    if status == layout.RUNNING and row[FITS] != solo_fits(row):
         return 6
     total = 0
     for q in range(n):

@@ -9,16 +9,20 @@ cards, or make the opening possible; else draw.
 Discard: keep neutrals and the cards in groups of the hand; discard the card with the fewest
 neighbours along its two lines (in hand and on the table), a spare copy first.
 
-The observation does not say whether neutrals may stand at a group's ends: the policy builds
-groups without (such tables are valid under both rules) and uses that option only when the
-table is invalid without it.
+Solo (one seat): place the whole hand when it completes the table (the hand alone before
+opening), else end melding: the score is the first deal prefix that forms a valid table, so
+this reaches the best score of the shuffle with one validity check per step (while
+`max_placements` is at least the last hand).
+
+The rule for neutrals at a group's ends (`neutral_at_ends`) is not in the observation; like
+every rule of the game it is public, and the policy is given it with the game's config.
 """
 
 import numpy as np
 from numba import njit
 
 from card_envs.games.rummidrez import engine as k
-from card_envs.games.rummidrez.solver import NUM_FIGURES, NUM_NUMBERS, best_addition
+from card_envs.games.rummidrez.solver import NUM_FIGURES, NUM_NUMBERS, best_addition, table_valid
 
 MAX_TAKE = 4  # deepest discard-pile take considered
 OPEN_BONUS = 100
@@ -33,17 +37,10 @@ def _add(obs, start, counts):
 
 
 @njit(cache=True)
-def _best(req, req_n, hand, hand_n, out):
-    """Largest addition of `hand` to `req` (all used); the chosen real cards go to `out`."""
-    r = best_addition(req, req_n, hand, hand_n, False, out)
-    return r if r >= 0 else best_addition(req, req_n, hand, hand_n, True, out)
-
-
-@njit(cache=True)
-def _draw(obs, masks, opened, table, table_n, hand, hand_n, out):
+def _draw(obs, masks, opened, table, table_n, hand, hand_n, ends, out):
     """Take the top k with the best (cards melded more - k) >= 0, the opening first, else
     draw. `table` is empty before opening; the taken cards are added to `hand` in turn."""
-    base = _best(table, table_n, hand, hand_n, out)
+    base = best_addition(table, table_n, hand, hand_n, ends, out)
     best, choice = -1, k.DRAW if masks[k.DRAW] else k.TAKE
     for depth in range(1, MAX_TAKE + 1):
         if not masks[k.TAKE + depth - 1]:
@@ -54,7 +51,7 @@ def _draw(obs, masks, opened, table, table_n, hand, hand_n, out):
                 hand[c // NUM_NUMBERS, c % NUM_NUMBERS] += 1
                 neutral = 0
         hand_n += neutral
-        v = _best(table, table_n, hand, hand_n, out)
+        v = best_addition(table, table_n, hand, hand_n, ends, out)
         score = v - base - depth
         if not opened and base < k.OPEN_MIN <= v:
             score += OPEN_BONUS
@@ -64,8 +61,8 @@ def _draw(obs, masks, opened, table, table_n, hand, hand_n, out):
 
 
 @njit(cache=True)
-def _meld(masks, opened, placed_n, req, req_n, hand, hand_n, out):
-    r = _best(req, req_n, hand, hand_n, out)
+def _meld(masks, opened, placed_n, req, req_n, hand, hand_n, ends, out):
+    r = best_addition(req, req_n, hand, hand_n, ends, out)
     if r > 0 and (opened or placed_n + r >= k.OPEN_MIN):
         card = k.NEUTRAL
         for c in range(k.NEUTRAL):
@@ -78,9 +75,23 @@ def _meld(masks, opened, placed_n, req, req_n, hand, hand_n, out):
 
 
 @njit(cache=True)
-def _discard(masks, table, hand, hand_n, out):
+def _solo_meld(masks, counts, neutrals, hand, ends):
+    """Place a card of the hand when `counts` (all of it, with the table and the placed
+    cards) is valid, else end melding."""
+    if table_valid(counts, neutrals, ends):
+        for f in range(NUM_FIGURES):
+            for n in range(NUM_NUMBERS):
+                if hand[f, n] > 0 and masks[k.PLACE + f * NUM_NUMBERS + n]:
+                    return k.PLACE + f * NUM_NUMBERS + n
+        if masks[k.PLACE + k.NEUTRAL]:
+            return k.PLACE + k.NEUTRAL
+    return k.END_MELD if masks[k.END_MELD] else k.UNDO
+
+
+@njit(cache=True)
+def _discard(masks, table, hand, hand_n, ends, out):
     """The legal card with the lowest keep score (neutrals and grouped cards score high)."""
-    _best(np.zeros_like(hand), 0, hand, hand_n, out)  # the hand's own groups
+    best_addition(np.zeros_like(hand), 0, hand, hand_n, ends, out)  # the hand's own groups
     best, choice = 1 << 30, -1
     for c in range(k.NUM_IDS):
         if not masks[k.DISCARD + c]:
@@ -101,7 +112,7 @@ def _discard(masks, table, hand, hand_n, out):
 
 
 @njit(cache=True)
-def heuristic_actions(obs, masks, out, num_players):
+def heuristic_actions(obs, masks, out, num_players, ends):
     # the own opened flag and the phase, as `engine.obs_slices(num_players)` places them
     opened_at = k.OBS_KNOWN + k.NUM_IDS * (num_players - 1) + num_players - 1
     phase_at = opened_at + 3 * num_players
@@ -121,12 +132,15 @@ def heuristic_actions(obs, masks, out, num_players):
             if not opened:  # only the hand counts before opening
                 table[:, :] = 0
                 table_n = 0
-            out[i] = _draw(o, masks[i], opened, table, table_n, hand, hand_n, chosen)
+            out[i] = _draw(o, masks[i], opened, table, table_n, hand, hand_n, ends, chosen)
         elif o[phase_at + k.PHASE_MELD] > 0.5:
             req_n = _add(o, k.OBS_PLACED, req)
             placed_n = req.sum() + req_n
             if opened:
                 req_n += _add(o, k.OBS_TABLE, req)
-            out[i] = _meld(masks[i], opened, placed_n, req, req_n, hand, hand_n, chosen)
+            if num_players == 1:
+                out[i] = _solo_meld(masks[i], req + hand, req_n + hand_n, hand, ends)
+            else:
+                out[i] = _meld(masks[i], opened, placed_n, req, req_n, hand, hand_n, ends, chosen)
         else:
-            out[i] = _discard(masks[i], table, hand, hand_n, chosen)
+            out[i] = _discard(masks[i], table, hand, hand_n, ends, chosen)

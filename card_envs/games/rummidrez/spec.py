@@ -178,7 +178,8 @@ class _RummidrezBase(Game):
         return action_name(action)
 
     def heuristic_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        return run_policy(heuristic_actions, observations, masks, self.num_players)
+        ends = bool(self.config["neutral_at_ends"])
+        return run_policy(heuristic_actions, observations, masks, self.num_players, ends)
 
 
 class Rummidrez(_RummidrezBase):
