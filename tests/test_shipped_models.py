@@ -1,5 +1,6 @@
-"""The trained models shipped in the package: one per multi-agent env, loaded by the agent
-spec `ppo` with the config its JSON note records, and clearly stronger than random."""
+"""The trained models shipped in the package: one per batched env id (every multi-agent env
+and the Rummidrez solo game), loaded by the agent spec `ppo` with the config its JSON note
+records, and clearly stronger than random."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ pytest.importorskip("sb3_contrib")
 from agents import make_agent  # noqa: E402
 from agents.ppo import ModelError  # noqa: E402
 from card_envs.evaluation import evaluate  # noqa: E402
-from card_envs.registry import make_vec, multi_agent_env_ids  # noqa: E402
+from card_envs.registry import batched_env_ids, make_vec, multi_agent_env_ids  # noqa: E402
 
 MODELS = importlib.resources.files("card_envs").joinpath("models")
 
@@ -23,7 +24,7 @@ def note(env_id: str) -> dict:
     return json.loads(MODELS.joinpath(f"{env_id}.json").read_text())
 
 
-@pytest.mark.parametrize("env_id", multi_agent_env_ids())
+@pytest.mark.parametrize("env_id", batched_env_ids())
 def test_every_game_ships_a_small_model_with_its_note(env_id):
     model = MODELS.joinpath(f"{env_id}.zip")
     assert model.is_file() and len(model.read_bytes()) < 2_000_000
@@ -32,7 +33,7 @@ def test_every_game_ships_a_small_model_with_its_note(env_id):
     assert {r["opponent"] for r in info["final_evaluation"]} >= {"random", "heuristic"}
 
 
-@pytest.mark.parametrize("env_id", multi_agent_env_ids())
+@pytest.mark.parametrize("env_id", batched_env_ids())
 def test_ppo_spec_plays_legal_actions_with_the_recorded_config(env_id):
     config = note(env_id)["config"]
     agent = make_agent("ppo", env_id, **config)
@@ -61,3 +62,14 @@ def test_the_shipped_model_beats_random_players(env_id):
     ev = evaluate(env_id, ["ppo"] + ["random"] * (n - 1), games=120, seed=11, workers=1,
                   progress=False, **config)  # fmt: skip
     assert ev[0].win_rate_ci[0] > (0.9 if n == 2 else 2 / n) - 0.1
+
+
+def test_the_shipped_solo_model_ends_with_smaller_tables_than_random():
+    """One seat: the model and random play the same deals alone; lower scores are better."""
+    config = note("rummidrez_solo_v0")["config"]
+    scores = [
+        evaluate("rummidrez_solo_v0", [agent], games=40, seed=11, workers=1, progress=False,
+                 **config).results.scores[:, 0]
+        for agent in ("ppo", "random")
+    ]  # fmt: skip
+    assert scores[0].mean() < scores[1].mean() - 10
