@@ -91,7 +91,7 @@ def _solo_meld(masks, counts, neutrals, hand, ends):
 @njit(cache=True)
 def _discard(masks, table, hand, hand_n, ends, out):
     """The legal card with the lowest keep score (neutrals and grouped cards score high)."""
-    best_addition(np.zeros_like(hand), 0, hand, hand_n, ends, out)  # the hand's own groups
+    best_addition(np.zeros_like(hand), np.int64(0), hand, hand_n, ends, out)  # own groups
     best, choice = 1 << 30, -1
     for c in range(k.NUM_IDS):
         if not masks[k.DISCARD + c]:

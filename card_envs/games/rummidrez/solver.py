@@ -555,7 +555,7 @@ def _search(st, cc, meta, keys, vals, buf, frames, opts, work, cell, nu, need, r
         return v
     entry = st.copy()
     top = -1
-    pos = 0
+    pos = np.int64(0)  # typed zeros: a literal 0 would compile callees twice
     push = True
     while True:
         if push:  # open a frame for (cell, nu, need, room, key) in the current st
@@ -734,9 +734,9 @@ def _solve(req, opt, req_n, opt_n, ends, trace):
     opts = np.empty((2, _OPTS, _O_WIDTH), dtype=np.int64)
     work = np.empty(32, dtype=np.int64)
     budget = _BUDGET
-    j = 0
+    j = np.int64(0)
     best = _NEG
-    orient = 0
+    orient = np.int64(0)
     while True:
         orient = _ORDER[j]
         if ready[orient] == 0:
@@ -745,7 +745,10 @@ def _solve(req, opt, req_n, opt_n, ends, trace):
         meta[_M_ORIENT] = orient
         meta[_M_LIMIT] = budget
         meta[_M_ABORT] = 0
-        best = _search(st, ccs[orient], meta, keys, vals, buf, frames, opts, work, 0, 0, 0, 0)
+        start = np.int64(0)
+        best = _search(
+            st, ccs[orient], meta, keys, vals, buf, frames, opts, work, start, start, start, start
+        )
         if meta[_M_OVER]:
             keys, vals = _grow(keys, vals, meta)
         elif meta[_M_ABORT] == 2:
@@ -763,12 +766,12 @@ def _solve(req, opt, req_n, opt_n, ends, trace):
         trace[:, :] = 0
         target = best
         cell = _skip(st, cc, 0)
-        nu = 0
-        need = 0
-        room = 0
+        nu = np.int64(0)
+        need = np.int64(0)
+        room = np.int64(0)
         rows = np.empty((_BUF_START, _S_WIDTH), dtype=np.int64)
         while cell < NUM_CELLS:
-            count = _successors(st, cc, meta, cell, nu, need, room, opts, rows, 0)
+            count = _successors(st, cc, meta, cell, nu, need, room, opts, rows, np.int64(0))
             if count < 0:
                 rows = np.empty((2 * rows.shape[0], _S_WIDTH), dtype=np.int64)
                 continue
@@ -848,11 +851,11 @@ def _may_be_valid(counts, neutrals):
 @njit(cache=True)
 def table_valid(counts, neutrals, neutral_at_ends):
     """True when the cards `counts` (6, 9) and `neutrals` split into valid groups."""
-    if not _may_be_valid(counts, neutrals):
+    if not _may_be_valid(counts, np.int64(neutrals)):
         return False  # most tables a player tries are rejected here, before the search
     none = np.zeros((NUM_FIGURES, NUM_NUMBERS), dtype=np.int64)
     no_trace = np.zeros((0, _T_WIDTH), dtype=np.int64)
-    return _solve(counts, none, neutrals, 0, neutral_at_ends, no_trace)[0] >= 0
+    return _solve(counts, none, np.int64(neutrals), np.int64(0), neutral_at_ends, no_trace)[0] >= 0
 
 
 @njit(cache=True)
@@ -860,7 +863,7 @@ def table_states(counts, neutrals, neutral_at_ends):
     """Number of states `table_valid` expands on this table (a measure of its difficulty)."""
     none = np.zeros((NUM_FIGURES, NUM_NUMBERS), dtype=np.int64)
     no_trace = np.zeros((0, _T_WIDTH), dtype=np.int64)
-    return _solve(counts, none, neutrals, 0, neutral_at_ends, no_trace)[1]
+    return _solve(counts, none, np.int64(neutrals), np.int64(0), neutral_at_ends, no_trace)[1]
 
 
 @njit(cache=True)
@@ -869,7 +872,8 @@ def best_addition(table, table_neutrals, hand, hand_neutrals, neutral_at_ends, o
     result valid; the chosen real copies go to `out` (6, 9), the chosen neutrals are the
     result minus their sum. -1 (and `out` zero) if `table` itself is invalid."""
     trace = np.zeros((NUM_CELLS, _T_WIDTH), dtype=np.int64)
-    best, _, orient = _solve(table, hand, table_neutrals, hand_neutrals, neutral_at_ends, trace)
+    req_n, opt_n = np.int64(table_neutrals), np.int64(hand_neutrals)
+    best, _, orient = _solve(table, hand, req_n, opt_n, neutral_at_ends, trace)
     out[:, :] = 0
     if best < 0:
         return -1
@@ -886,7 +890,7 @@ def partition_trace(counts, neutrals, neutral_at_ends, trace):
     """Fill `trace` (54, 5) with the decisions of one partition, made in the orientation
     returned (numbers reversed if bit 0, figures if bit 1); -1 if the table is invalid."""
     none = np.zeros((NUM_FIGURES, NUM_NUMBERS), dtype=np.int64)
-    best, _, orient = _solve(counts, none, neutrals, 0, neutral_at_ends, trace)
+    best, _, orient = _solve(counts, none, np.int64(neutrals), np.int64(0), neutral_at_ends, trace)
     return orient if best >= 0 else -1
 
 
