@@ -3,7 +3,10 @@ Thanks; that it plays the AEC env's games is the conformance suite's check."""
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -202,3 +205,29 @@ def test_float_actions_are_refused_not_truncated():
     venv.reset()
     with pytest.raises(ValueError, match="integers.*float"):
         venv.step(np.array([0.7, 1.2]))
+
+
+_PLAY_ONE_STEP = """
+import sys
+import numpy as np
+import card_envs
+from card_envs.core.batched import SKIP
+venv = card_envs.make_vec(sys.argv[1], 4, seed=0)
+obs, masks = venv.reset()
+venv.step(np.where(masks.any(axis=1), masks.argmax(axis=1), SKIP))
+print("played", sys.argv[1])
+"""
+
+
+def test_a_later_process_compiles_another_game_into_the_same_cache(tmp_path):
+    """Numba's cache index of a function that takes kernels as arguments would hold the
+    kernels of every game it saw; a later process that saved another game's entry failed
+    ("underlying object has vanished") once those from earlier processes were collected,
+    which NUMBA_FUNCTION_CACHE_SIZE=0 makes immediate. The generic loops are not cached."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), NUMBA_FUNCTION_CACHE_SIZE="0")
+    for env_id in ("no_thanks_v0", "double_or_nothing_v0"):
+        done = subprocess.run(
+            [sys.executable, "-c", _PLAY_ONE_STEP, env_id], capture_output=True, text=True, env=env
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert done.stdout.split() == ["played", env_id]
