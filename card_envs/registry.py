@@ -42,11 +42,16 @@ def multi_agent_env_ids() -> list[str]:
     return sorted(_GAMES)
 
 
+def _own_game(env_id: Any) -> type[Game] | None:
+    """The one-seat game a single-agent id serves of its own (its `game_type`), else None."""
+    single = _SINGLE_AGENT.get(env_id) if isinstance(env_id, str) else None
+    return getattr(single, "game_type", None)
+
+
 def batched_env_ids() -> list[str]:
     """The ids `make_vec` batches (and `card-envs train` trains on): every multi-agent id and
     the single-agent ids over a one-seat game of their own (`game_type`)."""
-    own = [i for i, env in _SINGLE_AGENT.items() if hasattr(env, "game_type")]
-    return sorted([*_GAMES, *own])
+    return sorted([*_GAMES, *filter(_own_game, _SINGLE_AGENT)])
 
 
 def game_class(env_id: str) -> type[Game]:
@@ -79,10 +84,7 @@ def make_game(env_id: str, **config: Any) -> Game:
     """The game spec of `env_id` with a validated config. A single-agent env over a one-seat
     game of its own (its `game_type`, as `rummidrez_solo_v0`) gives that game: agents
     (`heuristic`, `ppo`) are built for its observations and actions."""
-    single = _SINGLE_AGENT.get(env_id) if isinstance(env_id, str) else None
-    if hasattr(single, "game_type"):
-        return single.game_type(**config)
-    return game_class(env_id)(**config)
+    return (_own_game(env_id) or game_class(env_id))(**config)
 
 
 def make(
