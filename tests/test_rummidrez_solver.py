@@ -36,9 +36,11 @@ from card_envs.games.rummidrez import (
     card_name,
     is_valid_table,
     largest_valid_subset,
+    solver,
     table_partition,
     table_valid,
 )
+from card_envs.games.rummidrez.solver import table_states
 
 PAWN, KNIGHT, BISHOP, ROOK, QUEEN, JOKER = range(6)
 N = NEUTRAL
@@ -285,6 +287,30 @@ def test_random_tables_reach_every_case():
 def test_random_tables_match_brute_force(seed, count, lo, hi):
     for counts, neutrals, ends in random_tables(seed, count, lo, hi):
         check(as_array(list(counts)), neutrals, ends)
+
+
+# Invalid tables that a local search (as `benchmarks.combos.rz_climb`) found hard for the
+# solver: figure rows of copy counts for numbers 1..9, neutrals, neutral_at_ends. Its first
+# rounds do not settle them, so they reach the rounds where it drops the states that a state
+# known to fail dominates (`solver._dominated`); so do their neighbours with a card less.
+HARD_TABLES = [
+    ("112110000/010000000/111101111/121221011/011011111/011001000", 4, True),
+    ("100001110/100110100/201010110/221111010/101011010/111111110", 4, False),
+]
+
+
+@pytest.mark.parametrize(("rows", "neutrals", "ends"), HARD_TABLES)
+def test_tables_that_take_many_states_match_brute_force(rows, neutrals, ends):
+    counts = np.array([[int(c) for c in row] for row in rows.split("/")], dtype=np.int64)
+    first_rounds = 4 * (solver._DOMINANCE_FROM - solver._BUDGET)  # 4 orientations, 256 + 512
+    assert table_states(counts, neutrals, ends) > first_rounds  # a check on the test itself
+    check(counts, neutrals, ends, expected=False)
+    rng = random.Random(rows)
+    cells = [cell for cell in range(FIGURES * NUMBERS) if counts.flat[cell]]
+    for cell in rng.sample(cells, 3):
+        fewer = counts.copy()
+        fewer.flat[cell] -= 1
+        check(fewer, neutrals, ends)
 
 
 @pytest.mark.parametrize("ends", [False, True])

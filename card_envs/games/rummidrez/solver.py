@@ -45,6 +45,9 @@ another in the same line is worse than extending it, when no end-neutral room is
 a state is dropped when a lower bound on the neutrals still needed exceeds those left: the
 positions its open groups must still take where no copy is, and, for the cards of the columns
 ahead, the holes of their cheapest groups, summed over cards in distinct rows and columns.
+Once a table takes more than the first rounds of states, a state is also dropped when the
+memo knows that a state dominating it fails: the same with one open group in a better class
+(A < B < C; 1 < 2 < 3 and T < 2 with end neutrals) or one more group that may end there.
 
 Kernels (njit, callable from other njit code; the wrappers validate and convert):
 - `table_valid(counts, neutrals, neutral_at_ends) -> bool`
@@ -128,6 +131,8 @@ _M_ORIENT, _M_LIMIT, _M_ABORT, _M_MONO, _M_SPENT = 8, 9, 10, 11, 12  # SPENT: 4 
 _M_WIDTH = 16
 _BUDGET = 256  # states per orientation in the first round (doubled every round)
 _ORDER = (0, 3, 1, 2)  # orientations in the order they are tried
+_DOMINANCE_FROM = 1024  # the round budget from which `_dominated` is asked (it costs more
+# than it saves on the tables that take fewer states)
 
 # trace rows (one per cell) of a partition: the successor taken there
 _T_U, _T_PICKH, _T_PICKV, _T_NEWH, _T_NEWV = 0, 1, 2, 3, 4
@@ -534,6 +539,43 @@ def _remember(keys, vals, meta, key, mono, nu, need, value):
     _store(keys, vals, meta, key, value)
 
 
+# one-step upgrades of a line's open groups that never make a state worse (see `_dominated`):
+# (class taken from or -1 for none, class given); without end neutrals A -> B, B -> C, + C;
+# with them 1 -> 2, 2 -> 3, T -> 2, T -> 3, + 3
+_UPGRADES = np.array([[0, 1], [1, 2], [-1, 2]], dtype=np.int64)
+_UPGRADES_ENDS = np.array([[0, 1], [1, 2], [3, 1], [3, 2], [-1, 2]], dtype=np.int64)
+
+
+@njit(cache=True)
+def _dominated(st, keys, vals, meta, nu, need, room, cell):
+    """True when a state known to fail dominates this one, which then fails too: the same
+    but for one open group of a line in a better class, or one more group that may end here
+    and now. A group of the better class can follow every continuation of the worse one
+    (the same cards make it the same or a better class, and it may end where the other
+    may), and a group that may end costs nothing."""
+    ups = _UPGRADES_ENDS if meta[_M_ENDS] else _UPGRADES
+    for p in range(7):
+        for u in range(ups.shape[0]):
+            lose, gain = ups[u, 0], ups[u, 1]
+            if lose >= 0 and st[p, lose] == 0:
+                continue
+            if lose >= 0:
+                st[p, lose] -= 1
+            st[p, gain] += 1
+            fits = st[p, 0] + st[p, 2] + (st[p, 1] if meta[_M_ENDS] else 0) <= 2 and st[p, 1] < 7
+            fits = fits and st[p, 3] < 5
+            v = _MISSING
+            if fits:
+                key, mono = _memo_key(st, meta, nu, need, room, cell)
+                v = _recall(keys, vals, meta, key, mono, nu, need)
+            st[p, gain] -= 1
+            if lose >= 0:
+                st[p, lose] += 1
+            if v == _NEG:
+                return True
+    return False
+
+
 @njit(cache=True)
 def _search(st, cc, meta, keys, vals, buf, frames, opts, work, cell, nu, need, room):
     """Best value (optional copies + neutrals placed from `cell` on) of the state, or _NEG;
@@ -553,6 +595,8 @@ def _search(st, cc, meta, keys, vals, buf, frames, opts, work, cell, nu, need, r
     v = _recall(keys, vals, meta, key, mono, nu, need)
     if v != _MISSING:
         return v
+    if meta[_M_LIMIT] >= _DOMINANCE_FROM and _dominated(st, keys, vals, meta, nu, need, room, cell):
+        return _NEG
     entry = st.copy()
     top = -1
     pos = np.int64(0)  # typed zeros: a literal 0 would compile callees twice
@@ -623,6 +667,12 @@ def _search(st, cc, meta, keys, vals, buf, frames, opts, work, cell, nu, need, r
             else:
                 key, mono = _memo_key(st, meta, nu, need, room, cell)
                 v = _recall(keys, vals, meta, key, mono, nu, need)
+                if (
+                    v == _MISSING
+                    and meta[_M_LIMIT] >= _DOMINANCE_FROM
+                    and _dominated(st, keys, vals, meta, nu, need, room, cell)
+                ):
+                    v = _NEG
                 if v == _MISSING:
                     push = True
                     continue
