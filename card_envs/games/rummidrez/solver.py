@@ -45,9 +45,10 @@ another in the same line is worse than extending it, when no end-neutral room is
 a state is dropped when a lower bound on the neutrals still needed exceeds those left: the
 positions its open groups must still take where no copy is, and, for the cards of the columns
 ahead, the holes of their cheapest groups, summed over cards in distinct rows and columns.
-Once a table takes more than the first rounds of states, a state is also dropped when the
-memo knows that a state dominating it fails: the same with one open group in a better class
-(A < B < C; 1 < 2 < 3 and T < 2 with end neutrals) or one more group that may end there.
+In a validity check that takes more than the first rounds of states, a state is also dropped
+when the memo knows that a state dominating it fails: the same with one open group in a
+better class (A < B < C; 1 < 2 < 3 and T < 2 with end neutrals) or one more group that may
+end there.
 
 Kernels (njit, callable from other njit code; the wrappers validate and convert):
 - `table_valid(counts, neutrals, neutral_at_ends) -> bool`
@@ -128,11 +129,13 @@ _F_WIDTH = 19
 # meta: totals and flags, the memo's fill, and the portfolio of orientations (below)
 _M_NTOT, _M_REQN, _M_ENDS, _M_CAP, _M_COUNT, _M_OVER, _M_MASK, _M_STATES = range(8)
 _M_ORIENT, _M_LIMIT, _M_ABORT, _M_MONO, _M_SPENT = 8, 9, 10, 11, 12  # SPENT: 4 slots
-_M_WIDTH = 16
+_M_DOMINANCE = 16  # the round budget from which `_dominated` is asked
+_M_WIDTH = 17
 _BUDGET = 256  # states per orientation in the first round (doubled every round)
 _ORDER = (0, 3, 1, 2)  # orientations in the order they are tried
-_DOMINANCE_FROM = 1024  # the round budget from which `_dominated` is asked (it costs more
-# than it saves on the tables that take fewer states)
+_DOMINANCE_FROM = 1024  # the round budget from which `_dominated` is asked, for a validity
+# check only: it costs more than it saves on the tables that take fewer states, and on the
+# searches for the largest addition (whose states seldom fail)
 
 # trace rows (one per cell) of a partition: the successor taken there
 _T_U, _T_PICKH, _T_PICKV, _T_NEWH, _T_NEWV = 0, 1, 2, 3, 4
@@ -595,7 +598,9 @@ def _search(st, cc, meta, keys, vals, buf, frames, opts, work, cell, nu, need, r
     v = _recall(keys, vals, meta, key, mono, nu, need)
     if v != _MISSING:
         return v
-    if meta[_M_LIMIT] >= _DOMINANCE_FROM and _dominated(st, keys, vals, meta, nu, need, room, cell):
+    if meta[_M_LIMIT] >= meta[_M_DOMINANCE] and _dominated(
+        st, keys, vals, meta, nu, need, room, cell
+    ):
         return _NEG
     entry = st.copy()
     top = -1
@@ -669,7 +674,7 @@ def _search(st, cc, meta, keys, vals, buf, frames, opts, work, cell, nu, need, r
                 v = _recall(keys, vals, meta, key, mono, nu, need)
                 if (
                     v == _MISSING
-                    and meta[_M_LIMIT] >= _DOMINANCE_FROM
+                    and meta[_M_LIMIT] >= meta[_M_DOMINANCE]
                     and _dominated(st, keys, vals, meta, nu, need, room, cell)
                 ):
                     v = _NEG
@@ -773,6 +778,7 @@ def _solve(req, opt, req_n, opt_n, ends, trace):
         for n in range(NUM_NUMBERS):
             optional += opt[f, n]
     meta[_M_MONO] = 1 if ends and optional + opt_n == 0 else 0
+    meta[_M_DOMINANCE] = _DOMINANCE_FROM if optional + opt_n == 0 else 1 << 62
     ccs = np.empty((4, 4, NUM_CELLS + 1), dtype=np.int64)
     ready = np.zeros(4, dtype=np.int64)
     st = np.zeros((7, 4), dtype=np.int64)
