@@ -39,12 +39,21 @@ def situation(hand, table=(), placed=(), discard=(), opened=False, phase=k.PHASE
 
 
 def act(game, row) -> int:
+    """The heuristic's action; with `hints` (2-4 players), where it reads the engine's hint
+    instead of solving, it must be the same."""
     obs = np.zeros((1, game.obs_size), dtype=np.float32)
     mask = np.zeros((1, k.NUM_ACTIONS), dtype=np.int8)
     k.observe(row, row[layout.PLAYER], obs[0])
     k.legal(row, mask[0])
     action = int(game.heuristic_actions(obs, mask)[0])
     assert mask[0, action], action
+    if game.num_players > 1 and not game.config["hints"]:
+        hinted = Rummidrez(**{**game.config, "hints": True})
+        obs = np.zeros((1, hinted.obs_size), dtype=np.float32)
+        row = row.copy()
+        row[k.CFG_HINTS] = 1
+        k.observe(row, row[layout.PLAYER], obs[0])
+        assert int(hinted.heuristic_actions(obs, mask)[0]) == action
     return action
 
 
@@ -194,3 +203,64 @@ def test_solo_reaches_the_optimum(seed):
     while row[layout.STATUS] == layout.RUNNING:
         k.step(row, act(game, row), np.zeros(1, dtype=np.float32))
     assert k.solo_score(row) == best
+
+
+def top_of_discard(row, depth: int) -> np.ndarray:
+    counts = np.zeros(k.NUM_IDS, dtype=np.float32)
+    for d in range(depth):
+        counts[row[k.DISCARD_PILE + row[k.DISCARD_N] - 1 - d]] += 1
+    return counts
+
+
+@pytest.mark.parametrize("num_players", [2, 3])
+def test_the_hint_is_the_heuristics_move_in_every_phase(num_players):
+    """With `hints` the observation names the heuristic's move: in the draw phase the top k
+    cards of the discard pile it takes (none: it draws), in the meld phase the cards it would
+    still place, in the discard phase the card it discards; nothing for hands over
+    HINT_MAX_HAND cards. The heuristic reading the hint plays what it computes without it."""
+    hinted = Rummidrez(num_players=num_players, hints=True, max_turns=40)
+    plain = Rummidrez(num_players=num_players, max_turns=40)
+    start, size = k.obs_slices(num_players, True)["hint"]
+    rng = np.random.default_rng(num_players)
+    obs = np.zeros((1, hinted.obs_size), dtype=np.float32)
+    plain_obs = np.zeros((1, plain.obs_size), dtype=np.float32)
+    mask = np.zeros((1, k.NUM_ACTIONS), dtype=np.int8)
+    checked = {"take": 0, "draw": 0, "place": 0, "end": 0, "discard": 0, "large": 0}
+    for seed in range(8):
+        row = hinted.new_row()
+        hinted.reset_row(row, seed)
+        while row[layout.STATUS] == layout.RUNNING:
+            p = row[layout.PLAYER]
+            k.observe(row, p, obs[0])
+            k.legal(row, mask[0])
+            plain_row = row.copy()
+            plain_row[k.CFG_HINTS] = 0
+            k.observe(plain_row, p, plain_obs[0])
+            np.testing.assert_array_equal(obs[0, : plain.obs_size], plain_obs[0])
+            action = int(plain.heuristic_actions(plain_obs, mask)[0])
+            assert int(hinted.heuristic_actions(obs, mask)[0]) == action
+            hint = obs[0, start : start + size]
+            if plain_obs[0, : k.NUM_IDS].sum() > k.HINT_MAX_HAND:
+                assert not hint.any()
+                checked["large"] += 1
+            elif row[k.PHASE] == k.PHASE_DRAW:
+                depth = 0 if action == k.DRAW else action - k.TAKE + 1
+                np.testing.assert_array_equal(hint, top_of_discard(row, depth))
+                checked["take" if depth else "draw"] += 1
+            elif row[k.PHASE] == k.PHASE_MELD:
+                if k.PLACE <= action < k.UNDO:
+                    assert hint[action - k.PLACE] >= 1
+                    checked["place"] += 1
+                else:  # nothing to place, or `max_placements` allows no more this turn
+                    assert not hint.any() or not mask[0, k.PLACE : k.UNDO].any()
+                    checked["end"] += 1
+            else:
+                expected = np.zeros(k.NUM_IDS, dtype=np.float32)
+                expected[action - k.DISCARD] = 1
+                np.testing.assert_array_equal(hint, expected)
+                checked["discard"] += 1
+            assert k.check_invariants(row) == 0
+            if p != 0 and rng.random() < 0.5:  # random moves reach other positions
+                action = int(rng.choice(np.flatnonzero(mask[0])))
+            k.step(row, action, np.zeros(num_players, dtype=np.float32))
+    assert min(checked.values()) >= 5, checked

@@ -13,9 +13,11 @@ A turn is a sequence of actions by one seat: DRAW or TAKE k (draw phase), then P
 UNDO / END_MELD (meld phase; END_MELD is legal only when the placed cards make a valid
 table, or a valid opening meld of at least 7 cards of their own before the seat has opened),
 then DISCARD c. `TABLE_OK` caches whether END_MELD is legal, so the solver runs once per
-placement, not once per mask. With `CFG_HINTS` the observation of the seat to act in the
-meld phase ends with the solver's suggestion (`meld_hint`), as Surfosaurus' hints give a
-learning agent what the heuristic computes. Solo (`CFG_SOLO`, one seat): no draw phase and
+placement, not once per mask. With `CFG_HINTS` the observation of the seat to act ends with
+the heuristic's suggestion for its phase (`hint`: the cards it would take, place or
+discard), as Surfosaurus' hints give a learning agent what the heuristic computes; the
+heuristic's draw and discard rules live here (`take_choice`, `discard_choice`) so that the
+hint and the heuristic are one computation. Solo (`CFG_SOLO`, one seat): no draw phase and
 no discard; each END_MELD is followed by one automatic draw.
 """
 
@@ -48,7 +50,9 @@ NUM_ACTIONS = DISCARD + NUM_IDS  # 223
 
 PHASE_DRAW, PHASE_MELD, PHASE_DISCARD = 0, 1, 2
 REWARD_WIN, REWARD_SCORE = 0, 1
-HINT_MAX_HAND = 20  # larger hands get no meld hint (see `meld_hint`)
+HINT_MAX_HAND = 20  # larger hands get no hint (see `meld_hint`)
+HINT_MAX_TAKE = 4  # deepest discard-pile take the heuristic considers (see `take_choice`)
+OPEN_BONUS = 100  # what making the opening possible is worth to `take_choice`
 SOLO_FAILED = NUM_CARDS  # solo score when the deck runs out: 112 + the cards in hand
 
 CFG_REWARD = layout.HEADER
@@ -184,6 +188,114 @@ def meld_hint(row, p, out):
     for c in range(NEUTRAL):
         out[c] = chosen[c // NUM_NUMBERS, c % NUM_NUMBERS]
     out[NEUTRAL] = r - chosen.sum()
+
+
+@njit(cache=True)
+def take_choice(top, top_n, opened, table, table_n, hand, hand_n, ends, out):
+    """The heuristic's draw: how many cards to take from the discard pile, 0 to draw. `top`
+    holds the pile's top `top_n` (<= HINT_MAX_TAKE) cards, top first; `table` is empty
+    before opening. The top k with the best (cards it melds more - k) >= 0 when it melds
+    more, and first any that makes the opening possible. Adds the top cards to `hand`
+    (a scratch copy) in turn; `out` is scratch for the solver."""
+    base = best_addition(table, table_n, hand, hand_n, ends, out)
+    best, choice = -1, 0
+    for depth in range(1, top_n + 1):
+        c = top[depth - 1]
+        if c == NEUTRAL:
+            hand_n += 1
+        else:
+            hand[c // NUM_NUMBERS, c % NUM_NUMBERS] += 1
+        v = best_addition(table, table_n, hand, hand_n, ends, out)
+        score = v - base - depth
+        if not opened and base < OPEN_MIN <= v:
+            score += OPEN_BONUS
+        if v > base and score > best:
+            best, choice = score, depth
+    return choice
+
+
+@njit(cache=True)
+def discard_choice(allowed, table, hand, hand_n, ends, out):
+    """The heuristic's discard: of the cards `allowed` (55 flags), the one with the lowest
+    keep score. Neutrals and the cards of the hand's own best groups score high; else the
+    neighbours along the card's two lines in hand and on the table (a direct one counts
+    twice), a spare copy first."""
+    best_addition(np.zeros_like(hand), np.int64(0), hand, hand_n, ends, out)  # own groups
+    best, choice = 1 << 30, -1
+    for c in range(NUM_IDS):
+        if not allowed[c]:
+            continue
+        score = 1 << 20
+        if c < NEUTRAL:
+            f, n = c // NUM_NUMBERS, c % NUM_NUMBERS
+            score = 1000 * (out[f, n] == hand[f, n]) - (hand[f, n] > 1)
+            for d in (-2, -1, 1, 2):
+                w = 3 - abs(d)
+                if 0 <= n + d < NUM_NUMBERS and hand[f, n + d] + table[f, n + d] > 0:
+                    score += w
+                if 0 <= f + d < NUM_FIGURES and hand[f + d, n] + table[f + d, n] > 0:
+                    score += w
+        if score < best:
+            best, choice = score, c
+    return choice
+
+
+@njit(cache=True)
+def _discard_allowed(row, p, out):
+    """55 flags: the cards p may discard (the `rediscard` rule; when only cards taken this
+    turn are left, any of them)."""
+    hand = HAND + p * NUM_IDS
+    some = False
+    for c in range(NUM_IDS):
+        ok = row[hand + c] > 0 and (row[CFG_REDISCARD] or row[hand + c] > row[TAKEN + c])
+        out[c] = 1 if ok else 0
+        some = some or ok
+    if not some:
+        for c in range(NUM_IDS):
+            out[c] = 1 if row[hand + c] > 0 else 0
+
+
+@njit(cache=True)
+def _counts(row, base, counts):
+    """The 54 figure counts at row[base:] into `counts` (6, 9); returns the neutrals."""
+    for c in range(NEUTRAL):
+        counts[c // NUM_NUMBERS, c % NUM_NUMBERS] = row[base + c]
+    return row[base + NEUTRAL]
+
+
+@njit(cache=True)
+def hint(row, p, out):
+    """The heuristic's move for p, the seat to act, as 55 counts into `out`: draw phase, the
+    cards it would take from the discard pile (0: it draws); meld phase, the cards it would
+    still place (`meld_hint`); discard phase, the card it would discard (a 1). Zero for
+    hands over HINT_MAX_HAND cards (but in solo, see `meld_hint`)."""
+    if row[PHASE] == PHASE_MELD:
+        meld_hint(row, p, out)
+        return
+    out[:] = 0.0
+    if _count(row, HAND + p * NUM_IDS) > HINT_MAX_HAND:
+        return
+    hand = np.zeros((NUM_FIGURES, NUM_NUMBERS), dtype=np.int64)
+    table = np.zeros_like(hand)
+    scratch = np.zeros_like(hand)
+    hand_n = _counts(row, HAND + p * NUM_IDS, hand)
+    opened = row[OPENED + p] == 1
+    table_n = 0
+    if opened or row[PHASE] == PHASE_DISCARD:  # the draw before opening counts the hand only
+        table_n = _counts(row, TABLE, table)
+    ends = row[CFG_ENDS] == 1
+    if row[PHASE] == PHASE_DRAW:
+        top_n = min(row[DISCARD_N], HINT_MAX_TAKE)
+        top = np.zeros(HINT_MAX_TAKE, dtype=np.int64)
+        for d in range(top_n):
+            top[d] = row[DISCARD_PILE + row[DISCARD_N] - 1 - d]
+        depth = take_choice(top, top_n, opened, table, table_n, hand, hand_n, ends, scratch)
+        for d in range(depth):
+            out[top[d]] += 1.0
+    else:
+        allowed = np.zeros(NUM_IDS, dtype=np.int64)
+        _discard_allowed(row, p, allowed)
+        out[discard_choice(allowed, table, hand, hand_n, ends, scratch)] = 1.0
 
 
 @njit(cache=True)
@@ -437,14 +549,7 @@ def legal(row, out):
         out[UNDO] = 1 if _count(row, PLACED) > 0 else 0
         out[END_MELD] = row[TABLE_OK]
     else:
-        some = False
-        for c in range(NUM_IDS):
-            if row[hand + c] > 0 and (row[CFG_REDISCARD] or row[hand + c] > row[TAKEN + c]):
-                out[DISCARD + c] = 1
-                some = True
-        if not some:  # only cards taken this turn are left: any of them may go
-            for c in range(NUM_IDS):
-                out[DISCARD + c] = 1 if row[hand + c] > 0 else 0
+        _discard_allowed(row, p, out[DISCARD:])
 
 
 @njit(cache=True)
@@ -480,13 +585,8 @@ def observe(row, seat, out):
         out[pos + row[PHASE]] = 1.0
     out[pos + 3] = row[DRAW_N]
     out[pos + 4] = row[DISCARD_N]
-    if (
-        row[CFG_HINTS]
-        and seat == row[layout.PLAYER]
-        and row[PHASE] == PHASE_MELD
-        and row[layout.STATUS] == layout.RUNNING
-    ):
-        meld_hint(row, seat, out[pos + 5 : pos + 5 + NUM_IDS])
+    if row[CFG_HINTS] and seat == row[layout.PLAYER] and row[layout.STATUS] == layout.RUNNING:
+        hint(row, seat, out[pos + 5 : pos + 5 + NUM_IDS])
 
 
 # --- conformance hooks ------------------------------------------------------------------------

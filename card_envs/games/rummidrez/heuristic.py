@@ -8,6 +8,10 @@ Draw: take the top k (k <= 4) of the discard pile when they let it meld at least
 cards, or make the opening possible; else draw.
 Discard: keep neutrals and the cards in groups of the hand; discard the card with the fewest
 neighbours along its two lines (in hand and on the table), a spare copy first.
+The draw and discard rules are the engine's `take_choice` and `discard_choice`, which also
+make the env's `hints`: with them in the observation (2-4 players, hands up to
+`engine.HINT_MAX_HAND` cards) the policy plays the move the hint names instead of solving
+again, the same move.
 
 Solo (one seat): place the whole hand when it completes the table (the hand alone before
 opening), else end melding: the score is the first deal prefix that forms a valid table, so
@@ -24,9 +28,6 @@ from numba import njit
 from card_envs.games.rummidrez import engine as k
 from card_envs.games.rummidrez.solver import NUM_FIGURES, NUM_NUMBERS, best_addition, table_valid
 
-MAX_TAKE = 4  # deepest discard-pile take considered
-OPEN_BONUS = 100
-
 
 @njit(cache=True)
 def _add(obs, start, counts):
@@ -38,26 +39,20 @@ def _add(obs, start, counts):
 
 @njit(cache=True)
 def _draw(obs, masks, opened, table, table_n, hand, hand_n, ends, out):
-    """Take the top k with the best (cards melded more - k) >= 0, the opening first, else
-    draw. `table` is empty before opening; the taken cards are added to `hand` in turn."""
-    base = best_addition(table, table_n, hand, hand_n, ends, out)
-    best, choice = -1, k.DRAW if masks[k.DRAW] else k.TAKE
-    for depth in range(1, MAX_TAKE + 1):
-        if not masks[k.TAKE + depth - 1]:
-            break
-        neutral = 1  # unless a figure card sits at this depth, it is a neutral
+    """`engine.take_choice` on the discard pile's top cards as the depths show them (a depth
+    no figure card holds is a neutral's); `table` is empty before opening."""
+    top = np.zeros(k.HINT_MAX_TAKE, dtype=np.int64)
+    top_n = 0
+    while top_n < k.HINT_MAX_TAKE and masks[k.TAKE + top_n]:
+        top[top_n] = k.NEUTRAL
         for c in range(k.NEUTRAL):
-            if obs[k.OBS_DEPTH + c] == depth or obs[k.OBS_DEPTH2 + c] == depth:
-                hand[c // NUM_NUMBERS, c % NUM_NUMBERS] += 1
-                neutral = 0
-        hand_n += neutral
-        v = best_addition(table, table_n, hand, hand_n, ends, out)
-        score = v - base - depth
-        if not opened and base < k.OPEN_MIN <= v:
-            score += OPEN_BONUS
-        if v > base and score > best:
-            best, choice = score, k.TAKE + depth - 1
-    return choice
+            if obs[k.OBS_DEPTH + c] == top_n + 1 or obs[k.OBS_DEPTH2 + c] == top_n + 1:
+                top[top_n] = c
+        top_n += 1
+    depth = k.take_choice(top, top_n, opened, table, table_n, hand, hand_n, ends, out)
+    if depth > 0:
+        return k.TAKE + depth - 1
+    return k.DRAW if masks[k.DRAW] else k.TAKE
 
 
 @njit(cache=True)
@@ -90,25 +85,29 @@ def _solo_meld(masks, counts, neutrals, hand, ends):
 
 @njit(cache=True)
 def _discard(masks, table, hand, hand_n, ends, out):
-    """The legal card with the lowest keep score (neutrals and grouped cards score high)."""
-    best_addition(np.zeros_like(hand), np.int64(0), hand, hand_n, ends, out)  # own groups
-    best, choice = 1 << 30, -1
+    """`engine.discard_choice` among the legal discards."""
+    return k.DISCARD + k.discard_choice(masks[k.DISCARD :], table, hand, hand_n, ends, out)
+
+
+@njit(cache=True)
+def _from_hint(o, hint_at, phase_at, masks):
+    """The move the observation's hint names (it is this policy's own, see `engine.hint`)."""
+    if o[phase_at + k.PHASE_DRAW] > 0.5:
+        taken = 0
+        for c in range(k.NUM_IDS):
+            taken += int(o[hint_at + c] + 0.5)
+        if taken > 0:
+            return k.TAKE + taken - 1
+        return k.DRAW if masks[k.DRAW] else k.TAKE
+    if o[phase_at + k.PHASE_MELD] > 0.5:
+        for c in range(k.NUM_IDS):
+            if o[hint_at + c] > 0.5 and masks[k.PLACE + c]:
+                return k.PLACE + c
+        return k.END_MELD if masks[k.END_MELD] else k.UNDO
     for c in range(k.NUM_IDS):
-        if not masks[k.DISCARD + c]:
-            continue
-        score = 1 << 20
-        if c < k.NEUTRAL:
-            f, n = c // NUM_NUMBERS, c % NUM_NUMBERS
-            score = 1000 * (out[f, n] == hand[f, n]) - (hand[f, n] > 1)
-            for d in (-2, -1, 1, 2):
-                w = 3 - abs(d)  # a direct neighbour counts twice
-                if 0 <= n + d < NUM_NUMBERS and hand[f, n + d] + table[f, n + d] > 0:
-                    score += w
-                if 0 <= f + d < NUM_FIGURES and hand[f + d, n] + table[f + d, n] > 0:
-                    score += w
-        if score < best:
-            best, choice = score, c
-    return k.DISCARD + choice
+        if o[hint_at + c] > 0.5:
+            return k.DISCARD + c
+    return -1
 
 
 @njit(cache=True)
@@ -116,6 +115,8 @@ def heuristic_actions(obs, masks, out, num_players, ends):
     # the own opened flag and the phase, as `engine.obs_slices(num_players)` places them
     opened_at = k.OBS_KNOWN + k.NUM_IDS * (num_players - 1) + num_players - 1
     phase_at = opened_at + 3 * num_players
+    hint_at = phase_at + 5  # with the env's `hints`, the engine has computed this policy's move
+    hinted = num_players > 1 and obs.shape[1] >= hint_at + k.NUM_IDS
     hand = np.zeros((NUM_FIGURES, NUM_NUMBERS), dtype=np.int64)
     table = np.zeros_like(hand)
     req = np.zeros_like(hand)
@@ -126,6 +127,10 @@ def heuristic_actions(obs, masks, out, num_players, ends):
         table[:, :] = 0
         req[:, :] = 0
         hand_n = _add(o, k.OBS_HAND, hand)
+        if hinted and hand.sum() + hand_n <= k.HINT_MAX_HAND:
+            out[i] = _from_hint(o, hint_at, phase_at, masks[i])
+            if out[i] >= 0:
+                continue
         table_n = _add(o, k.OBS_TABLE, table)
         opened = o[opened_at] > 0.5
         if o[phase_at + k.PHASE_DRAW] > 0.5:

@@ -31,7 +31,7 @@ _TABLE_OPTIONS = {
         low=k.OPEN_MIN,
     ),
     "hints": Option(
-        False, "the observation ends with the solver's meld suggestion for the seat to act"
+        False, "the observation ends with the heuristic's move for the seat to act (its cards)"
     ),
 }
 
