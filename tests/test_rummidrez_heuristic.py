@@ -185,10 +185,12 @@ def test_plays_legally_under_the_options(config):
     assert ev.truncated == 0
 
 
+@pytest.mark.parametrize("hints", [False, True])
 @pytest.mark.parametrize("seed", [1, 2])
-def test_solo_reaches_the_optimum(seed):
-    """Solo: the fewest drawn cards that form a valid table is fixed by the shuffle."""
-    game = RummidrezSolo()
+def test_solo_reaches_the_optimum(seed, hints):
+    """Solo: the fewest drawn cards that form a valid table is fixed by the shuffle. With
+    `hints` the policy plays the hint (the engine's check, `FITS`) instead of checking."""
+    game = RummidrezSolo(hints=hints)
     row = game.new_row()
     game.reset_row(row, seed)
     counts = np.zeros(k.NUM_IDS, dtype=np.int64)

@@ -9,14 +9,15 @@ cards, or make the opening possible; else draw.
 Discard: keep neutrals and the cards in groups of the hand; discard the card with the fewest
 neighbours along its two lines (in hand and on the table), a spare copy first.
 The draw and discard rules are the engine's `take_choice` and `discard_choice`, which also
-make the env's `hints`: with them in the observation (2-4 players, hands up to
-`engine.HINT_MAX_HAND` cards) the policy plays the move the hint names instead of solving
-again, the same move.
+make the env's `hints`: with them in the observation (hands up to `engine.HINT_MAX_HAND`
+cards; any hand in solo) the policy plays the move the hint names instead of solving again,
+the same move.
 
 Solo (one seat): place the whole hand when it completes the table (the hand alone before
 opening), else end melding: the score is the first deal prefix that forms a valid table, so
-this reaches the best score of the shuffle with one validity check per step (while
-`max_placements` is at least the last hand).
+this reaches the best score of the shuffle with one validity check per step, or, with
+`hints`, none: the solo hint is the engine's one check per phase (`FITS`), while
+`max_placements` is at least the last hand.
 
 The rule for neutrals at a group's ends (`neutral_at_ends`) is not in the observation; like
 every rule of the game it is public, and the policy is given it with the game's config.
@@ -116,7 +117,7 @@ def heuristic_actions(obs, masks, out, num_players, ends):
     opened_at = k.OBS_KNOWN + k.NUM_IDS * (num_players - 1) + num_players - 1
     phase_at = opened_at + 3 * num_players
     hint_at = phase_at + 5  # with the env's `hints`, the engine has computed this policy's move
-    hinted = num_players > 1 and obs.shape[1] >= hint_at + k.NUM_IDS
+    hinted = obs.shape[1] >= hint_at + k.NUM_IDS
     hand = np.zeros((NUM_FIGURES, NUM_NUMBERS), dtype=np.int64)
     table = np.zeros_like(hand)
     req = np.zeros_like(hand)
@@ -127,7 +128,7 @@ def heuristic_actions(obs, masks, out, num_players, ends):
         table[:, :] = 0
         req[:, :] = 0
         hand_n = _add(o, k.OBS_HAND, hand)
-        if hinted and hand.sum() + hand_n <= k.HINT_MAX_HAND:
+        if hinted and (num_players == 1 or hand.sum() + hand_n <= k.HINT_MAX_HAND):
             out[i] = _from_hint(o, hint_at, phase_at, masks[i])
             if out[i] >= 0:
                 continue
