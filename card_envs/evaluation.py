@@ -314,16 +314,16 @@ def _mp_context():
     return multiprocessing.get_context("spawn")
 
 
-def warm_up(chunks: Sequence[Chunk], workers: int = 1) -> None:
-    """Compile every kernel the chunks will call before the games are shared out: per
-    distinct game, config and field, play (and discard) the fewest games of its first chunk
-    that seat every agent it uses; with `workers` > 1, the fields in parallel processes.
+def warm_up(chunks: Sequence[Chunk]) -> None:
+    """Compile, in this process, every kernel the chunks will call: per distinct game,
+    config and field, play (and discard) the fewest games of its first chunk that seat
+    every agent it uses.
 
-    The play workers then find the kernels in numba's cache (or forked, compiled) instead of
-    each compiling the same ones; the fields of different games compile on different cores.
+    Worker processes then start with the kernels compiled (forked) or find them in numba's
+    cache (spawned, Ray). Without this, workers that meet a cold cache compile the same
+    kernels at once and race on numba's cache index, which crashes them.
     """
     seen: set[tuple] = set()
-    fields: list[Chunk] = []
     for chunk in chunks:
         key = (
             chunk.env_id,
@@ -340,18 +340,7 @@ def warm_up(chunks: Sequence[Chunk], workers: int = 1) -> None:
             if not covered.issuperset(row):
                 rows.append(i)
                 covered.update(row)
-        fields.append(replace(chunk, agent_of_seat=seats[rows], record=False))
-    if workers <= 1 or len(fields) <= 1:
-        for field in fields:
-            play_chunk(field)
-        return
-    from concurrent.futures import ProcessPoolExecutor
-
-    pool = ProcessPoolExecutor(
-        min(workers, len(fields)), mp_context=_mp_context(), initializer=_init_worker
-    )
-    with pool:
-        list(pool.map(play_chunk, fields))
+        play_chunk(replace(chunk, agent_of_seat=seats[rows], record=False))
 
 
 def run_chunks(
@@ -368,7 +357,7 @@ def run_chunks(
         return
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-    warm_up(chunks, workers)
+    warm_up(chunks)
 
     with ProcessPoolExecutor(workers, mp_context=_mp_context(), initializer=_init_worker) as pool:
         futures = {pool.submit(play_chunk, chunk): i for i, chunk in enumerate(chunks)}
