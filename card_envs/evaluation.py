@@ -320,8 +320,9 @@ def warm_up(chunks: Sequence[Chunk]) -> None:
     every agent it uses.
 
     Worker processes then start with the kernels compiled (forked) or find them in numba's
-    cache (spawned, Ray). Without this, workers that meet a cold cache compile the same
-    kernels at once and race on numba's cache index, which crashes them.
+    cache (spawned, Ray), instead of each compiling the same kernels. (The crash once
+    blamed on those parallel compiles was numba's cache of the generic loops, see
+    `core.batched`.)
     """
     seen: set[tuple] = set()
     for chunk in chunks:
