@@ -170,6 +170,8 @@ def meld_hint(row, p, out):
             for c in range(NUM_IDS):
                 out[c] = row[HAND + p * NUM_IDS + c]
         return
+    if _count(row, HAND + p * NUM_IDS) > HINT_MAX_HAND:
+        return
     req = np.zeros((NUM_FIGURES, NUM_NUMBERS), dtype=np.int64)
     hand = np.zeros_like(req)
     chosen = np.zeros_like(req)
@@ -180,8 +182,6 @@ def meld_hint(row, p, out):
         hand[f, n] = row[HAND + p * NUM_IDS + c]
     req_n = row[PLACED + NEUTRAL] + (row[TABLE + NEUTRAL] if opened else 0)
     hand_n = row[HAND + p * NUM_IDS + NEUTRAL]
-    if _count(row, HAND + p * NUM_IDS) > HINT_MAX_HAND:
-        return
     r = best_addition(req, req_n, hand, hand_n, row[CFG_ENDS] == 1, chosen)
     if r <= 0 or (not opened and _count(row, PLACED) + r < OPEN_MIN):
         return
