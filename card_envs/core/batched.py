@@ -9,8 +9,10 @@ and masks are those of the seat to act next; finished instances are reset at onc
 The generic loops take kernels as arguments, so they are not cached themselves: numba's cache
 index of such a function holds an entry per set of kernels it ever saw, and saving a new one
 fails ("underlying object has vanished") once an entry names kernels that do not exist in the
-process (a game registered by another script, or edited since). Each game's cached wrappers
-hold the compiled loop, so a warm start compiles nothing.
+process (a game registered by another script, or edited since). They are inlined into each
+game's cached wrappers instead (`inline="always"`), so a warm start still compiles nothing, and
+a cold one compiles one library less per wrapper (seconds for Rummidrez, whose every library
+holds a copy of its solver).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from card_envs.core.rng import seed_row
 SKIP = -1  # action that leaves an instance untouched this step (e.g. it waits for a learner)
 
 
-@njit  # not cached: see the module docstring
+@njit(inline="always")  # not cached, inlined: see the module docstring
 def reset_all(buffers, reset_fn, observe_fn, legal_fn):
     """Deal a new game in every row (PRNGs already seeded) and observe the seat to act."""
     states, obs, masks, player = buffers[0], buffers[1], buffers[2], buffers[3]
@@ -40,7 +42,7 @@ def reset_all(buffers, reset_fn, observe_fn, legal_fn):
         legal_fn(row, masks[i])
 
 
-@njit  # not cached: see the module docstring
+@njit(inline="always")  # not cached, inlined: see the module docstring
 def step_all(buffers, actions, reset_fn, step_fn, observe_fn, legal_fn, outcome_fn):
     """Step every row whose action is not SKIP; return the first row whose action is illegal
     (then nothing is stepped), or -1."""

@@ -4,7 +4,7 @@ Every engine supplies `check_invariants(row) -> int` (0, or the index of the bro
 `INVARIANT_ERRORS`). `check_all` runs it over the rows of a 2-D state array; a game binds its
 kernel to it in one tiny cached wrapper in its `batched.py`, `batch_check(states)`, like
 `batch_step` (the kernel as a module attribute keeps numba's cache working; `check_all`
-itself is not cached, for the reason in `core.batched`). The soak (`python -m
+itself is not cached but inlined there, for the reasons in `core.batched`). The soak (`python -m
 benchmarks.soak`) calls it after every batched step.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 from numba import njit
 
 
-@njit  # not cached: see the module docstring
+@njit(inline="always")  # not cached, inlined: see the module docstring
 def check_all(states, check_fn):
     """(index of the first row that breaks a law, the law's code), or (-1, 0) when every row
     obeys them all."""
