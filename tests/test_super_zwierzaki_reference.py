@@ -265,6 +265,22 @@ def test_a_win_stopped_by_dzi_costs_the_player_a_card():
     assert g.winner == -1 and g.hands[0] == {SOKOL: 1} and seat_to_act(g) == 1
 
 
+def test_a_hand_emptied_by_its_stopper_gets_a_win_round_at_the_same_turn_end():
+    g = situation([[MAMBA], [DZI]], top=ZAJAC, draw=[SOKOL])
+    play(g, KIND + MAMBA, KIND + DZI)  # seat 1 stops seat 0 with its last card
+    assert (g.decisions[-1].what, seat_to_act(g), legal(g)) == ("react", 0, [PASS])
+    play(g, PASS)
+    assert g.winner == 1
+
+
+def test_a_cyr_that_stops_a_win_resets_the_counters():
+    g = situation([[RED], [CYR, KOALA]], top=ZAJAC, red=2)
+    play(g, KIND + RED, PASS)  # seat 0 answers red 2 with its last card: red 4
+    assert g.counters["red"] == 4 and g.decisions[-1].ctx["on"] == "win"
+    play(g, KIND + CYR)
+    assert g.counters["red"] == 0 and g.winner == -1 and sum(g.hands[0].values()) == 1
+
+
 def test_an_unstopped_empty_hand_wins():
     g = situation([[MAMBA], [KOALA]], top=ZAJAC)
     play(g, KIND + MAMBA, PASS)
