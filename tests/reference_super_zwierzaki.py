@@ -9,8 +9,8 @@ state's own `random.Random`, so a cross-check with the engine compares what does
 on it, or replays the engine's outcome.
 
 Action ids (one Discrete space; the decision on top gives them their meaning):
-KIND k (0..115), COPIES c (1..5), COLOUR c (0..8), SEAT d (the seat d places after the deciding
-one), DRAW, PASS, NINE, CALL.
+KIND k (0..115), COPIES c (1..5), COLOUR c (0..8), SEAT d (seat (deciding seat + d) mod N, by
+seat index), DRAW, PASS, NINE, CALL.
 """
 
 from __future__ import annotations
@@ -62,12 +62,13 @@ class Rules:
     num_players: int
     explicit_call: bool = False  # "Codziennie niskie ceny" must be called, or draw two
     skip_forced: bool = False  # take decisions with a single legal action automatically
+    play_drawn: bool = False  # a card drawn on a normal turn may be played at once
     max_turns: int = 1000
 
 
 @dataclass
 class Decision:
-    what: str  # turn, copies, colour, name, seat, pick, nine, react, duel, call
+    what: str  # turn, copies, colour, name, seat, pick, nine, react, duel, call, drawn
     seat: int
     ctx: dict = field(default_factory=dict)
 
@@ -138,7 +139,9 @@ def new_game(rules: Rules, seed: int) -> Game:
 
 
 # --- basic moves -----------------------------------------------------------------------------
-def _draw(g: Game, seat: int, count: int) -> None:
+def _draw(g: Game, seat: int, count: int) -> list[int]:
+    """Up to `count` cards into the seat's hand; returns the kinds drawn."""
+    drawn = []
     for _ in range(count):
         if not g.draw_pile and len(g.discard) > 1:
             rest = g.discard[:-1]
@@ -146,7 +149,9 @@ def _draw(g: Game, seat: int, count: int) -> None:
             g.rng.shuffle(rest)
             g.draw_pile = rest
         if g.draw_pile:
-            g.hands[seat][g.draw_pile.pop()] += 1
+            drawn.append(g.draw_pile.pop())
+            g.hands[seat][drawn[-1]] += 1
+    return drawn
 
 
 def _lay(g: Game, seat: int, kind: int, count: int = 1) -> None:
@@ -238,6 +243,8 @@ def legal(g: Game) -> list[int]:
         out = [KIND + k for k in sorted(hand) if k in ok] + [PASS]
     elif d.what == "call":
         out = [CALL, PASS]
+    elif d.what == "drawn":
+        out = [KIND + d.ctx["kind"], PASS]
     return out
 
 
@@ -268,7 +275,12 @@ def _decide(g: Game, d: Decision, a: int) -> None:
     if d.what == "turn":
         if a == DRAW:
             counter = _counter(g)
-            _penalty(g, s, counter) if counter else _draw(g, s, 1)
+            if counter:
+                _penalty(g, s, counter)
+                return
+            drawn = _draw(g, s, 1)
+            if g.rules.play_drawn and drawn and _matches(g, drawn[0]):
+                g.decisions.append(Decision("drawn", s, {"kind": drawn[0]}))
         elif a == NINE:
             g.decisions.append(Decision("nine", s, {"laid": []}))
         else:
@@ -292,6 +304,8 @@ def _decide(g: Game, d: Decision, a: int) -> None:
     elif d.what == "call":
         if a == PASS:
             _draw(g, s, 2)
+    elif d.what == "drawn" and a != PASS:
+        _choose_kind(g, s, a - KIND)
 
 
 def _penalty(g: Game, seat: int, counter: str) -> None:

@@ -53,15 +53,16 @@ WAR = kind("Waran z Komodo")  # V rep, War
 POL = kind("Nosacz Sundyjski")  # O tre, Pol
 KAZ = kind("Kazuar Hełmiasty")  # R bir, Kaz
 MCH = kind("Wioślak")  # Y ins, Mch
+CCH = kind("Jeleń Kanadyjski")  # P hor, Cch
 DEM = kind("Ratel Miodożerny")  # LG sml, Dem
 STP = kind("Danaid Wędrowny")  # LG ins, Stp
 FILLER = [kind("Tygrys Bengalski")] * 30  # V cat: the draw pile of a situation
 
 
-def situation(hands, top, turn=0, draw=FILLER, explicit_call=False, **counters) -> Game:
+def situation(hands, top, turn=0, draw=FILLER, rules=None, **counters) -> Game:
     n = len(hands)
     g = Game(
-        Rules(n, explicit_call=explicit_call),
+        rules or Rules(n),
         [Counter(h) for h in hands],
         list(draw),
         [top],
@@ -289,11 +290,82 @@ def test_an_unstopped_empty_hand_wins():
 
 @pytest.mark.parametrize("call", [True, False])
 def test_codziennie_niskie_ceny_called_or_forgotten(call):
-    g = situation([[MAMBA, ZAJAC], [KOALA]], top=SOKOL, explicit_call=True)
+    g = situation([[MAMBA, ZAJAC], [KOALA]], top=SOKOL, rules=Rules(2, explicit_call=True))
     play(g, KIND + MAMBA)
     assert (g.decisions[-1].what, seat_to_act(g)) == ("call", 0)
     play(g, CALL if call else PASS)
     assert sum(g.hands[0].values()) == (1 if call else 3) and seat_to_act(g) == 1
+
+
+def test_cch_lets_the_player_pick_the_colour_and_keeps_its_class():
+    g = situation([[CCH, MAMBA], [KOALA]], top=SOKOL)  # Jelen: P hor; P matches nothing
+    assert KIND + CCH not in legal(g)
+    g = situation([[CCH, MAMBA], [KOALA]], top=CYR)  # P bird on top: P matches
+    play(g, KIND + CCH, PASS, COLOUR + COLOURS.index("LG"))
+    assert (g.colours, g.classes) == ({"LG"}, {"hor"}) and legal(g) == [KIND + KOALA, DRAW]
+
+
+@pytest.mark.parametrize(
+    ("copies", "left", "receiver"),
+    [
+        (3, 0, 2),  # three identical: discard half of H = 7 (rounded up: 4), the 4 others
+        (4, 0, 6),  # four identical: give half of H = 8 (4) to a chosen seat
+        (5, 1, 2),  # five identical: discard all but one
+    ],
+)
+def test_combinations_of_three_four_and_five_identical_cards(copies, left, receiver):
+    others = [ZAJAC, SOKOL, CZAPLA, KOALA]
+    g = situation([[MAMBA] * copies + others, [ALIGATOR, ALIGATOR]], top=ZAJAC)
+    play(g, KIND + MAMBA, COPIES + copies - 1, PASS)
+    if copies == 4:
+        play(g, SEAT + 1)
+    while g.decisions and g.decisions[-1].what == "pick":
+        play(g, legal(g)[0])
+    assert sum(g.hands[0].values()) == left and sum(g.hands[1].values()) == receiver
+
+
+def test_two_war_give_a_random_half_then_move_every_hand():
+    g = situation([[WAR, WAR, MAMBA, ZAJAC], [KOALA], [SOKOL, SOKOL, CZAPLA, CZAPLA]], top=GRIZZLY)
+    play(g, KIND + WAR, COPIES + 1, PASS, PASS)
+    assert g.decisions[-1].ctx["purpose"] == "war2_giver"
+    play(g, SEAT + 2, SEAT + 1)  # seat 2 gives half (2 cards, at random) to seat 1
+    # seat by seat from the player: seat 0 takes seat 1's hand, seat 1 seat 2's, seat 2 seat 0's
+    play(g, SEAT + 1, SEAT + 2)
+    assert legal(g) == [SEAT + 0]  # the last choice is forced, and still asked
+    play(g, SEAT + 0)
+    assert sum(g.hands[0].values()) == 3 and sum(g.hands[1].values()) == 2
+    assert g.hands[2] == Counter([MAMBA, ZAJAC])  # the player's own hand moved on
+    assert g.hands[0] + g.hands[1] == Counter([KOALA, SOKOL, SOKOL, CZAPLA, CZAPLA])
+
+
+@pytest.mark.parametrize("stopper", [WIELKA, CYR])
+def test_wielka_5_on_a_red_or_cyr_ends_a_duel_with_no_effect(stopper):
+    g = situation([[OTH, RED, MAMBA], [stopper, KOALA]], top=ALIGATOR)
+    play(g, KIND + OTH, PASS, KIND + RED)  # the causer adds a Red: 3 points
+    assert KIND + stopper in legal(g)
+    play(g, KIND + stopper)
+    assert g.duel is None and g.hands[0] == {MAMBA: 1} and g.hands[1] == {KOALA: 1}
+    assert seat_to_act(g) == 1 and g.decisions[-1].what == "turn"
+
+
+def test_a_drawn_card_may_be_played_at_once_with_the_option():
+    rules = Rules(2, play_drawn=True)
+    g = situation([[KOALA], [KOALA]], top=MAMBA, draw=[CZAPLA, SOKOL], rules=rules)
+    play(g, DRAW)  # draws the LB bird: it matches the LB card on top
+    assert legal(g) == [KIND + SOKOL, PASS]
+    play(g, KIND + SOKOL)
+    assert g.discard[-1] == SOKOL and g.hands[0] == {KOALA: 1} and seat_to_act(g) == 1
+    play(g, DRAW)  # the DG bird matches the bird class, but it may also wait
+    play(g, PASS)
+    assert g.hands[1] == Counter([KOALA, CZAPLA]) and seat_to_act(g) == 0
+
+
+def test_the_turn_cap_truncates():
+    g = situation([[KOALA], [KOALA]], top=MAMBA, rules=Rules(2, max_turns=3))
+    play(g, DRAW, DRAW)
+    assert not g.done
+    play(g, DRAW)
+    assert g.truncated and g.winner == -1 and legal(g) == []
 
 
 def test_an_empty_draw_pile_takes_the_discard_pile_but_its_top_card():
