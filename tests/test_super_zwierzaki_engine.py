@@ -275,3 +275,61 @@ def test_duels_win_rounds_and_calls():
     rules = Rules(2, explicit_call=True)
     g = ref.situation([[ref.MAMBA, ref.ZAJAC], [ref.KOALA]], top=ref.SOKOL, rules=rules)
     lockstep(g, [ref.KIND + ref.MAMBA, ref.PASS])
+
+
+# --- conservation laws and the outcome --------------------------------------------------------
+def test_random_play_keeps_every_conservation_law_and_scores_the_winner():
+    mask = np.zeros(k.NUM_ACTIONS, dtype=np.int8)
+    rewards = np.zeros(k.MAX_PLAYERS, dtype=np.float32)
+    scores = np.zeros(k.MAX_PLAYERS)
+    wins = np.zeros(k.MAX_PLAYERS)
+    ended = Counter()
+    for n in (2, 4, 8, 12):
+        for seed in range(30):
+            row = new_row(Rules(n, max_turns=300), seed)
+            rng = np.random.default_rng(seed)
+            total = np.zeros(k.MAX_PLAYERS)
+            while row[layout.STATUS] == layout.RUNNING:
+                assert k.check_invariants(row) == 0
+                k.legal(row, mask)
+                rewards[:] = 0
+                k.step(row, rng.choice(np.flatnonzero(mask)), rewards)
+                total += rewards
+            assert k.check_invariants(row) == 0
+            k.outcome(row, scores, wins)
+            assert list(scores[:n]) == [-row[k.HAND_N + s] for s in range(n)]
+            if row[layout.STATUS] == layout.TERMINATED:
+                w = int(row[k.WINNER])
+                assert row[k.HAND_N + w] == 0 and wins[w] == 1 and wins[:n].sum() == 1
+                assert total[w] == 1 and (total[:n] == -1).sum() == n - 1
+                ended["won"] += 1
+            else:
+                assert wins[:n].sum() == 0 and not total.any()
+                ended["truncated"] += 1
+    assert ended["won"] > 0 and ended["truncated"] > 0  # a check on the test itself
+
+
+@pytest.mark.parametrize(
+    ("corrupt", "law"),
+    [
+        (lambda r: r.__setitem__(k.HANDS + 3, r[k.HANDS + 3] + 1), 3),  # size no longer matches
+        (
+            lambda r: (
+                r.__setitem__(k.HANDS + 3, r[k.HANDS + 3] + 1),
+                r.__setitem__(k.HAND_N, r[k.HAND_N] + 1),
+            ),
+            2,
+        ),
+        (lambda r: r.__setitem__(k.DRAW_PILE, (r[k.DRAW_PILE] + 1) % NUM_KINDS), 2),
+        (lambda r: (r.__setitem__(k.COUNTERS, 2), r.__setitem__(k.COUNTERS + 1, 3)), 4),
+        (lambda r: r.__setitem__(k.NUMBERS + 1, r[k.NUMBERS]), 5),
+        (lambda r: r.__setitem__(k.GIVEN_CLASSES, 0), 6),
+        (lambda r: r.__setitem__(k.DISCARD_N, 0), 1),
+        (lambda r: r.__setitem__(k.STACK_N, 0), 1),
+    ],
+)
+def test_a_broken_row_names_the_broken_law(corrupt, law):
+    row = new_row(Rules(3), 5)
+    assert k.check_invariants(row) == 0
+    corrupt(row)
+    assert k.check_invariants(row) == law, k.INVARIANT_ERRORS[k.check_invariants(row)]

@@ -800,3 +800,85 @@ def reset(row):
             row[TURN_SEAT] = p
     _push(row, D_TURN, row[TURN_SEAT], 0, 0, 0, 0)
     _run(row, np.zeros(MAX_PLAYERS, dtype=np.float32))
+
+
+@njit(cache=True)
+def outcome(row, scores, wins):
+    """Every seat's score is minus its hand size; the winner (a seat whose emptied hand
+    survived its win round) takes the win. A truncated game has no winner."""
+    n = row[layout.NUM_PLAYERS]
+    for s in range(n):
+        scores[s] = -row[HAND_N + s]
+        wins[s] = 1.0 if s == row[WINNER] and row[layout.STATUS] == layout.TERMINATED else 0.0
+
+
+# --- conformance hooks ------------------------------------------------------------------------
+INVARIANT_ERRORS = (
+    "",
+    "a counter, seat, pile size, stack or queue is out of range",
+    "the hands and the two piles are not the 539 cards",
+    "a hand size is not the sum of its counts",
+    "more than one of the red, orc, green and demand counters is nonzero",
+    "the game numbers are not a permutation of the seats",
+    "the given colours or classes are empty",
+)
+
+
+@njit(cache=True)
+def check_invariants(row):
+    """0 when the row obeys the conservation laws, else the index of the broken one in
+    INVARIANT_ERRORS."""
+    n = row[layout.NUM_PLAYERS]
+    status = row[layout.STATUS]
+    if not (
+        2 <= n <= MAX_PLAYERS
+        and 0 <= row[layout.PLAYER] < n
+        and 0 <= row[TURN_SEAT] < n
+        and -1 <= row[WINNER] < n
+        and (status == layout.RUNNING) == (row[STACK_N] > 0)
+        and 0 <= row[STACK_N] <= STACK_DEPTH
+        and 0 <= row[QUEUE_N]
+        and 0 <= row[QUEUE_HEAD]
+        and row[QUEUE_HEAD] + row[QUEUE_N] <= QUEUE_CAP
+        and 0 <= row[DRAW_N] <= NUM_CARDS
+        and 1 <= row[DISCARD_N] <= NUM_CARDS
+    ):
+        return 1
+    for c in range(4):
+        if row[COUNTERS + c] < 0:
+            return 1
+    for s in range(MAX_PLAYERS):
+        if row[LOST + s] < 0 or (s >= n and (row[LOST + s] or row[HAND_N + s])):
+            return 1
+    counts = np.zeros(NUM_KINDS, dtype=np.int64)
+    for s in range(n):
+        total = 0
+        for k in range(NUM_KINDS):
+            v = row[HANDS + s * NUM_KINDS + k]
+            if v < 0:
+                return 2
+            counts[k] += v
+            total += v
+        if total != row[HAND_N + s]:
+            return 3
+    for i in range(row[DRAW_N]):
+        counts[row[DRAW_PILE + i]] += 1
+    for i in range(row[DISCARD_N]):
+        counts[row[DISCARD_PILE + i]] += 1
+    for k in range(NUM_KINDS):
+        if counts[k] != KIND_COPIES[k]:
+            return 2
+    live = 0
+    for c in range(4):
+        live += row[COUNTERS + c] != 0
+    if live > 1:
+        return 4
+    seen = 0
+    for s in range(n):
+        m = row[NUMBERS + s]
+        if m < 0 or m >= n or (seen >> m) & 1:
+            return 5
+        seen |= 1 << m
+    if row[GIVEN_COLOURS] == 0 or row[GIVEN_CLASSES] == 0:
+        return 6
+    return 0
