@@ -333,3 +333,54 @@ def test_a_broken_row_names_the_broken_law(corrupt, law):
     assert k.check_invariants(row) == 0
     corrupt(row)
     assert k.check_invariants(row) == law, k.INVARIANT_ERRORS[k.check_invariants(row)]
+
+
+# --- the observation --------------------------------------------------------------------------
+def _redeal_hidden(row: np.ndarray, seat: int, rng: np.random.Generator) -> np.ndarray:
+    """The row with every card `seat` cannot see (other hands, the draw pile) dealt again,
+    each hand keeping its size."""
+    out = row.copy()
+    n = int(row[layout.NUM_PLAYERS])
+    others = [q for q in range(n) if q != seat]
+    pool = [int(c) for c in row[k.DRAW_PILE : k.DRAW_PILE + row[k.DRAW_N]]]
+    for q in others:
+        for kind in range(NUM_KINDS):
+            pool += [kind] * int(row[k.HANDS + q * NUM_KINDS + kind])
+            out[k.HANDS + q * NUM_KINDS + kind] = 0
+    rng.shuffle(pool)
+    for q in others:
+        for _ in range(int(row[k.HAND_N + q])):
+            out[k.HANDS + q * NUM_KINDS + pool.pop()] += 1
+    out[k.DRAW_PILE : k.DRAW_PILE + len(pool)] = pool
+    assert k.check_invariants(out) == 0
+    return out
+
+
+def test_the_observation_shows_only_the_own_hand_and_public_facts():
+    mask = np.zeros(k.NUM_ACTIONS, dtype=np.int8)
+    rewards = np.zeros(k.MAX_PLAYERS, dtype=np.float32)
+    for n in (2, 5):
+        size = k.obs_size(n)
+        a, b = np.zeros(size, dtype=np.float32), np.zeros(size, dtype=np.float32)
+        sl = k.obs_slices(n)
+        for seed in range(4):
+            row = new_row(Rules(n, max_turns=200, play_drawn=True), seed)
+            rng = np.random.default_rng(seed)
+            while row[layout.STATUS] == layout.RUNNING:
+                for seat in range(n):
+                    k.observe(row, seat, a)
+                    k.observe(_redeal_hidden(row, seat, rng), seat, b)
+                    assert np.array_equal(a, b), (seed, seat)
+                seat = int(row[layout.PLAYER])
+                k.observe(row, seat, a)
+                start, length = sl["hand"]
+                own = row[k.HANDS + seat * NUM_KINDS : k.HANDS + (seat + 1) * NUM_KINDS]
+                assert list(a[start : start + length]) == list(own)
+                start, length = sl["hand_sizes"]
+                assert a[start] == row[k.HAND_N + seat] and a[start : start + length].sum() == (
+                    row[k.HAND_N : k.HAND_N + n].sum()
+                )
+                start, length = sl["piles"]
+                assert start + length == size and a[start] == row[k.DRAW_N]
+                k.legal(row, mask)
+                k.step(row, rng.choice(np.flatnonzero(mask)), rewards)

@@ -23,6 +23,7 @@ from numba import njit
 from card_envs.core import layout
 from card_envs.core.rng import below, shuffle_slice
 from card_envs.games.super_zwierzaki.deck import (
+    CLASSES,
     KIND_CLASSES,
     KIND_COLOURS,
     KIND_COPIES,
@@ -34,6 +35,7 @@ from card_envs.games.super_zwierzaki.deck import (
 MAX_PLAYERS = 12
 HAND_SIZE = 5
 NUM_COLOURS = 9
+NUM_CLASSES = len(CLASSES)
 ANY_COLOUR = (1 << NUM_COLOURS) - 1  # a Wielka 5's colour mask
 MAX_COPIES = 5
 
@@ -882,3 +884,142 @@ def check_invariants(row):
     if row[GIVEN_COLOURS] == 0 or row[GIVEN_CLASSES] == 0:
         return 6
     return 0
+
+
+# --- observation ------------------------------------------------------------------------------
+def obs_slices(num_players: int) -> dict[str, tuple[int, int]]:
+    """Name -> (start, size) of every slice of the observation. Per-seat slices run from the
+    observing seat on, in seat order (own seat first)."""
+    n = num_players
+    sizes = [
+        ("hand", NUM_KINDS),  # own copies per kind
+        ("top", NUM_KINDS),  # the top card of the discard pile, one-hot
+        ("played", NUM_KINDS),  # copies per kind in the discard pile
+        ("colours", NUM_COLOURS),  # the given colours
+        ("classes", NUM_CLASSES),  # the given classes
+        ("counters", 4),  # red, orc, green, demand points
+        ("demand", NUM_KINDS),  # the demanded kind, one-hot, while demand points stand
+        ("duel", 4),  # a duel is on, it is an Oth duel, a Giv duel, its points
+        ("folded", n),  # seats folded in the duel
+        ("hand_sizes", n),
+        ("lost", n),  # turns still to lose
+        ("order", n),  # places after the observing seat in the order of play
+        ("turn", n),  # whose turn it is, one-hot
+        ("decision", len(DECISION_NAMES)),  # the pending decision, one-hot
+        ("decider", n),  # who decides, one-hot
+        ("kind", NUM_KINDS),  # own decision only: the kind whose copies or drawn card it is
+        ("purpose", 10),  # seat choice: 7 purposes, then card picks: discard, give, keep
+        ("left", 1),  # cards still to pick, or to give
+        ("seat", n),  # the receiving seat, the first War seat, the two-War giver, or whose
+        # play or win a reaction window is about; one-hot
+        ("seat2", n),  # the two-War receiver, one-hot
+        ("taken", n),  # two War: the hands already chosen
+        ("nine", NUM_COLOURS),  # 9 kolorow: the colours laid so far
+        ("window", 3),  # a reaction window on a play, a win or a 9 kolorow give
+        ("piles", 2),  # cards in the draw pile and in the discard pile
+    ]
+    out, start = {}, 0
+    for name, size in sizes:
+        out[name] = (start, size)
+        start += size
+    return out
+
+
+def obs_size(num_players: int) -> int:
+    start, size = obs_slices(num_players)["piles"]
+    return start + size
+
+
+@njit(cache=True)
+def _rel(row, seat, q):
+    """Seat q's place in the observation of `seat` (own seat 0, then seat order)."""
+    return (q - seat) % row[layout.NUM_PLAYERS]
+
+
+@njit(cache=True)
+def observe(row, seat, out):
+    """What `seat` may know (slices: `obs_slices`): its own hand, and public facts only."""
+    n = row[layout.NUM_PLAYERS]
+    out[:] = 0.0
+    for k in range(NUM_KINDS):
+        out[k] = row[HANDS + seat * NUM_KINDS + k]
+    pos = NUM_KINDS
+    out[pos + row[DISCARD_PILE + row[DISCARD_N] - 1]] = 1.0
+    pos += NUM_KINDS
+    for i in range(row[DISCARD_N]):
+        out[pos + row[DISCARD_PILE + i]] += 1.0
+    pos += NUM_KINDS
+    for c in range(NUM_COLOURS):
+        out[pos + c] = (row[GIVEN_COLOURS] >> c) & 1
+    pos += NUM_COLOURS
+    for c in range(NUM_CLASSES):
+        out[pos + c] = (row[GIVEN_CLASSES] >> c) & 1
+    pos += NUM_CLASSES
+    for c in range(4):
+        out[pos + c] = row[COUNTERS + c]
+    pos += 4
+    if row[COUNTERS + C_DEMAND] and row[DEMAND_KIND] >= 0:
+        out[pos + row[DEMAND_KIND]] = 1.0
+    pos += NUM_KINDS
+    if row[DUEL_ON]:
+        out[pos] = 1.0
+        out[pos + 1] = 1.0 if row[DUEL_FN] == F_OTH else 0.0
+        out[pos + 2] = 1.0 if row[DUEL_FN] == F_GIV else 0.0
+        out[pos + 3] = row[DUEL_POINTS]
+    pos += 4
+    for q in range(n):
+        r = _rel(row, seat, q)
+        if row[DUEL_ON]:
+            out[pos + r] = (row[DUEL_FOLDED] >> q) & 1
+        out[pos + n + r] = row[HAND_N + q]
+        out[pos + 2 * n + r] = row[LOST + q]
+        out[pos + 3 * n + r] = (row[NUMBERS + q] - row[NUMBERS + seat]) % n
+    out[pos + 4 * n + _rel(row, seat, row[TURN_SEAT])] = 1.0
+    pos += 5 * n
+    decided = pos + len(DECISION_NAMES) + n  # the context slices
+    if row[layout.STATUS] == layout.RUNNING:
+        base = STACK + (row[STACK_N] - 1) * D_WIDTH
+        what, p, a, b, c, d = (
+            row[base],
+            row[base + 1],
+            row[base + 2],
+            row[base + 3],
+            row[base + 4],
+            row[base + 5],
+        )
+        out[pos + what] = 1.0
+        out[pos + len(DECISION_NAMES) + _rel(row, seat, p)] = 1.0
+        kind_at = decided
+        purpose_at = kind_at + NUM_KINDS
+        left_at = purpose_at + 10
+        seat_at = left_at + 1
+        seat2_at = seat_at + n
+        taken_at = seat2_at + n
+        nine_at = taken_at + n
+        window_at = nine_at + NUM_COLOURS
+        if (what == D_COPIES or what == D_DRAWN) and p == seat:
+            out[kind_at + a] = 1.0
+        elif what == D_SEAT:
+            out[purpose_at + a] = 1.0
+            if a == S_GIVE:
+                out[left_at] = b
+            elif a == S_WAR_B or a == S_WAR2_RECEIVER or a == S_WAR2_HAND:
+                out[seat_at + _rel(row, seat, b)] = 1.0
+            if a == S_WAR2_HAND:
+                out[seat2_at + _rel(row, seat, c)] = 1.0
+                for i in range(d):
+                    out[taken_at + _rel(row, seat, row[PERM + i])] = 1.0
+        elif what == D_PICK:
+            out[purpose_at + 7 + a] = 1.0
+            out[left_at] = b
+            if a != P_DISCARD:
+                out[seat_at + _rel(row, seat, c)] = 1.0
+        elif what == D_NINE:
+            for col in range(NUM_COLOURS):
+                out[nine_at + col] = (a >> col) & 1
+        elif what == D_REACT:
+            out[window_at + a] = 1.0
+            out[seat_at + _rel(row, seat, b)] = 1.0
+    pos = decided + NUM_KINDS + 10 + 1 + 3 * n + NUM_COLOURS + 3
+    out[pos] = row[DRAW_N]
+    out[pos + 1] = row[DISCARD_N]
