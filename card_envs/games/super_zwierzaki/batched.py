@@ -1,0 +1,23 @@
+"""The Super Zwierzaki kernels bound to the generic batched loops (see `core.batched`)
+and to the batch check of their conservation laws (see `core.invariants`)."""
+
+from numba import njit
+
+from card_envs.core.batched import reset_all, step_all
+from card_envs.core.invariants import check_all
+from card_envs.games.super_zwierzaki import engine as k
+
+
+@njit(cache=True)
+def batch_reset(buffers):
+    reset_all(buffers, k.reset, k.observe, k.legal)
+
+
+@njit(cache=True)
+def batch_step(buffers, actions):
+    return step_all(buffers, actions, k.reset, k.step, k.observe, k.legal, k.outcome)
+
+
+@njit(cache=True)
+def batch_check(states):
+    return check_all(states, k.check_invariants)

@@ -1,0 +1,210 @@
+"""Super Zwierzaki as a `Game`: options, observation bounds, state_dict, action names and
+text rendering. Not registered yet: the env follows with its heuristic, resampling hook and
+shipped model (issue 13)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from card_envs.core import layout
+from card_envs.core.config import Option
+from card_envs.core.engine import Game
+from card_envs.games.super_zwierzaki import batched
+from card_envs.games.super_zwierzaki import engine as k
+from card_envs.games.super_zwierzaki.deck import CLASSES, COLOURS, FUNCTIONS, KINDS
+
+COUNTER_NAMES = ("red", "orc", "green", "demand")
+SEAT_PURPOSES = ("give_to", "nine_to", "war_a", "war_b", "war2_giver", "war2_receiver", "war2_hand")
+PICK_PURPOSES = ("discard", "give", "keep")
+WINDOWS = ("play", "win", "nine")
+EFFECTS = (
+    "add", "colour", "name", "reverse", "zero_red", "reset", "duel",
+    "discard", "give", "keep_one", "war", "war2", "oth_draw", "nine_give",
+)  # fmt: skip
+
+
+def _copies_of(function: str) -> int:
+    return sum(kind.copies for kind in KINDS if kind.function == function)
+
+
+def _names(mask: int, codes: tuple[str, ...]) -> list[str]:
+    return [c for i, c in enumerate(codes) if mask >> i & 1]
+
+
+class SuperZwierzaki(Game):
+    env_id = "super_zwierzaki_v0"
+    title = "Super Zwierzaki"
+    options = {
+        "num_players": Option(4, "number of players", low=2, high=k.MAX_PLAYERS),
+        "explicit_call": Option(
+            False, "'Codziennie niskie ceny' must be called (else draw two) instead of automatic"
+        ),
+        "skip_forced": Option(
+            False, "take decisions with a single legal action (e.g. pass) at once, unasked"
+        ),
+        "play_drawn": Option(False, "a matching card drawn on a normal turn may be played at once"),
+        "max_turns": Option(1000, "turns (lost ones included) before truncation", low=1),
+    }
+    engine = k
+    batched = batched
+    test_configs = (
+        *(dict(num_players=n) for n in range(2, k.MAX_PLAYERS + 1)),
+        dict(num_players=3, explicit_call=True),
+        dict(num_players=3, skip_forced=True),
+        dict(num_players=3, play_drawn=True),
+    )
+    state_size = k.STATE_SIZE
+    num_actions = k.NUM_ACTIONS
+
+    def __init__(self, **config) -> None:
+        super().__init__(**config)
+        self.obs_size = k.obs_size(self.num_players)
+
+    def encode_config(self, row: np.ndarray) -> None:
+        row[layout.NUM_PLAYERS] = self.num_players
+        row[k.CFG_EXPLICIT_CALL] = int(self.config["explicit_call"])
+        row[k.CFG_SKIP_FORCED] = int(self.config["skip_forced"])
+        row[k.CFG_PLAY_DRAWN] = int(self.config["play_drawn"])
+        row[k.CFG_MAX_TURNS] = self.config["max_turns"]
+
+    def reward_range(self) -> tuple[float, float]:
+        return -1.0, 1.0
+
+    def obs_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        n = self.num_players
+        sl = k.obs_slices(n)
+        high = np.ones(self.obs_size, dtype=np.float32)
+        copies = np.array([kind.copies for kind in KINDS], dtype=np.float32)
+        red = _copies_of("Red")
+        counters = [2 * red, 3 * _copies_of("Orc"), _copies_of("Stp"), _copies_of("Dem")]
+        duel = max(_copies_of("Oth"), _copies_of("Giv")) + 2 * red
+        for name, value in (
+            ("hand", copies),
+            ("played", copies),
+            ("counters", counters),
+            ("hand_sizes", k.NUM_CARDS),
+            ("lost", _copies_of("Stp")),
+            ("order", n - 1),
+            ("left", k.NUM_CARDS),
+            ("piles", k.NUM_CARDS),
+        ):
+            start, size = sl[name]
+            high[start : start + size] = value
+        high[sl["duel"][0] + 3] = duel
+        return np.zeros(self.obs_size, dtype=np.float32), high
+
+    def _decision(self, row: np.ndarray) -> dict | None:
+        if row[layout.STATUS] != layout.RUNNING:
+            return None
+        base = k.STACK + (row[k.STACK_N] - 1) * k.D_WIDTH
+        what, seat, a, b, c, d = (int(x) for x in row[base : base + k.D_WIDTH])
+        out: dict = {"what": k.DECISION_NAMES[what], "seat": seat}
+        if what in (k.D_COPIES, k.D_DRAWN):
+            out["kind"] = a
+        elif what == k.D_SEAT:
+            out["purpose"] = SEAT_PURPOSES[a]
+            if a == k.S_GIVE:
+                out["count"] = b
+            elif a in (k.S_WAR_B, k.S_WAR2_RECEIVER, k.S_WAR2_HAND):
+                out["first" if a == k.S_WAR_B else "giver"] = b
+            if a == k.S_WAR2_HAND:
+                out["receiver"] = c
+                out["taken"] = [int(x) for x in row[k.PERM : k.PERM + d]]
+        elif what == k.D_PICK:
+            out.update(purpose=PICK_PURPOSES[a], left=b)
+            if a != k.P_DISCARD:
+                out["to"] = c
+        elif what == k.D_NINE:
+            out["colours_laid"] = _names(a, COLOURS)
+        elif what == k.D_REACT:
+            out.update(window=WINDOWS[a], of=b, asked=c)
+        return out
+
+    def state_dict(self, row: np.ndarray) -> dict:
+        n = self.num_players
+        hands = []
+        for p in range(n):
+            counts = row[k.HANDS + p * k.NUM_KINDS : k.HANDS + (p + 1) * k.NUM_KINDS]
+            hands.append([int(kind) for kind in np.repeat(np.arange(k.NUM_KINDS), counts)])
+        draw = row[k.DRAW_PILE : k.DRAW_PILE + row[k.DRAW_N]]
+        head, count = int(row[k.QUEUE_HEAD]), int(row[k.QUEUE_N])
+        effects = []
+        for i in range(head, head + count):
+            code, seat, a, b = (
+                int(x) for x in row[k.QUEUE + i * k.E_WIDTH : k.QUEUE + (i + 1) * k.E_WIDTH]
+            )
+            effects.append({"effect": EFFECTS[code], "seat": seat, "a": a, "b": b})
+        duel = None
+        if row[k.DUEL_ON]:
+            duel = {
+                "kind": FUNCTIONS[int(row[k.DUEL_FN]) - 1],
+                "points": int(row[k.DUEL_POINTS]),
+                "folded": [p for p in range(n) if row[k.DUEL_FOLDED] >> p & 1],
+            }
+        demand = None
+        if row[k.COUNTERS + k.C_DEMAND]:
+            demand = {"kind": int(row[k.DEMAND_KIND]), "by": int(row[k.DEMAND_BY])}
+        winner = int(row[k.WINNER])
+        return {
+            "num_players": n,
+            "current_player": int(row[layout.PLAYER]),
+            "phase": self._decision(row),
+            "hands": hands,
+            "draw_pile": [int(x) for x in draw[::-1]],  # the next card drawn first
+            "discard_pile": [
+                int(x) for x in row[k.DISCARD_PILE : k.DISCARD_PILE + row[k.DISCARD_N]]
+            ],
+            "given_colours": _names(int(row[k.GIVEN_COLOURS]), COLOURS),
+            "given_classes": _names(int(row[k.GIVEN_CLASSES]), CLASSES),
+            "counters": {c: int(row[k.COUNTERS + i]) for i, c in enumerate(COUNTER_NAMES)},
+            "demand": demand,
+            "numbers": [int(x) for x in row[k.NUMBERS : k.NUMBERS + n]],
+            "turn_seat": int(row[k.TURN_SEAT]),
+            "lost_turns": [int(x) for x in row[k.LOST : k.LOST + n]],
+            "duel": duel,
+            "effects": effects,
+            "turns": int(row[k.TURNS]),
+            "winner": winner if winner >= 0 and row[layout.STATUS] == layout.TERMINATED else None,
+            "done": bool(row[layout.STATUS] != layout.RUNNING),
+        }
+
+    def render(self, row: np.ndarray, seat: int) -> str:
+        s = self.state_dict(row)
+        top = KINDS[s["discard_pile"][-1]]
+        lines = [
+            f"Top: {top.name} ({top.colour} {top.klass}); given colours "
+            f"{' '.join(s['given_colours'])}, classes {' '.join(s['given_classes'])}",
+            "Counters: " + ", ".join(f"{c} {v}" for c, v in s["counters"].items()),
+        ]
+        if s["demand"]:
+            lines.append(f"Demanded: {KINDS[s['demand']['kind']].name}")
+        if s["duel"]:
+            duel = s["duel"]
+            lines.append(f"Duel ({duel['kind']}) at {duel['points']} point(s)")
+        sizes = ", ".join(f"player_{p} {len(h)}" for p, h in enumerate(s["hands"]))
+        lines.append(f"Hands: {sizes}; draw pile {len(s['draw_pile'])}")
+        if s["done"]:
+            who = f"player_{s['winner']} won" if s["winner"] is not None else "truncated"
+            lines.append(f"Game over: {who}.")
+        else:
+            phase = s["phase"]
+            lines.append(f"player_{phase['seat']} decides: {phase['what']}")
+        hand = sorted(s["hands"][seat])
+        names = [f"{KINDS[x].name} ({KINDS[x].colour} {KINDS[x].klass})" for x in sorted(set(hand))]
+        counts = [hand.count(x) for x in sorted(set(hand))]
+        lines.append(
+            f"player_{seat}'s hand: "
+            + "; ".join(f"{c}x {nm}" for c, nm in zip(counts, names, strict=True))
+        )
+        return "\n".join(lines)
+
+    def action_name(self, action: int) -> str:
+        if action < k.COPIES:
+            return KINDS[action].name
+        if action < k.COLOUR:
+            return f"{action - k.COPIES + 1} copies"
+        if action < k.SEAT:
+            return f"colour {COLOURS[action - k.COLOUR]}"
+        if action < k.DRAW:
+            return f"seat +{action - k.SEAT}"
+        return ("draw", "pass", "9 kolorow", "call")[action - k.DRAW]
