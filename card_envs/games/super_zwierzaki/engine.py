@@ -254,6 +254,13 @@ def _push(row, what, seat, a, b, c, d):
 
 
 @njit(cache=True)
+def _top(row):
+    """The decision on top of the stack: (what, seat, a, b, c, d)."""
+    base = STACK + (row[STACK_N] - 1) * D_WIDTH
+    return row[base], row[base + 1], row[base + 2], row[base + 3], row[base + 4], row[base + 5]
+
+
+@njit(cache=True)
 def _effect(row, code, seat, a, b, front):
     if row[QUEUE_N] == 0:
         row[QUEUE_HEAD] = QUEUE_START
@@ -275,8 +282,7 @@ def legal(row, out):
     out[:] = 0
     if row[layout.STATUS] != layout.RUNNING:
         return
-    base = STACK + (row[STACK_N] - 1) * D_WIDTH
-    what, seat, a, b = row[base], row[base + 1], row[base + 2], row[base + 3]
+    what, seat, a, b, _, taken = _top(row)
     n = row[layout.NUM_PLAYERS]
     hand = HANDS + seat * NUM_KINDS
     if what == D_TURN:
@@ -305,7 +311,7 @@ def legal(row, out):
             elif a == S_WAR_B or a == S_WAR2_RECEIVER:
                 ok = s != b
             elif a == S_WAR2_HAND:
-                for i in range(row[base + 5]):
+                for i in range(taken):
                     ok = ok and row[PERM + i] != s
             out[SEAT + d] = 1 if ok else 0
     elif what == D_PICK:
@@ -734,16 +740,8 @@ def _run(row, rewards):
 
 @njit(cache=True)
 def _take(row, action):
+    what, p, a, b, c, d = _top(row)
     row[STACK_N] -= 1
-    base = STACK + row[STACK_N] * D_WIDTH
-    what, p, a, b, c, d = (
-        row[base],
-        row[base + 1],
-        row[base + 2],
-        row[base + 3],
-        row[base + 4],
-        row[base + 5],
-    )
     _decide(row, what, p, a, b, c, d, action)
 
 
@@ -978,15 +976,7 @@ def observe(row, seat, out):
     pos += 5 * n
     decided = pos + len(DECISION_NAMES) + n  # the context slices
     if row[layout.STATUS] == layout.RUNNING:
-        base = STACK + (row[STACK_N] - 1) * D_WIDTH
-        what, p, a, b, c, d = (
-            row[base],
-            row[base + 1],
-            row[base + 2],
-            row[base + 3],
-            row[base + 4],
-            row[base + 5],
-        )
+        what, p, a, b, c, d = _top(row)
         out[pos + what] = 1.0
         out[pos + len(DECISION_NAMES) + _rel(row, seat, p)] = 1.0
         kind_at = decided
