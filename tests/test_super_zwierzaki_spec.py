@@ -102,3 +102,31 @@ def test_render_shows_the_given_colour_the_counters_and_the_acting_hand():
     for kind in s["hands"][0]:
         assert deck.KINDS[kind].name in text
     assert game.action_name(k.DRAW) == "draw" and game.action_name(0) == deck.KINDS[0].name
+
+
+@pytest.mark.parametrize(("num_players", "at_least"), [(2, 0.7), (4, 0.5), (8, 0.3)])
+def test_the_heuristic_plays_legal_moves_and_beats_random(num_players, at_least):
+    """One heuristic seat (rotating) against random seats, 120 seeded games: it wins far
+    more than its fair share 1/N (about 84%, 68% and 47% over 400 games at 2, 4, 8)."""
+    game = SuperZwierzaki(num_players=num_players, max_turns=1000)
+    rng = np.random.default_rng(1)
+    obs = np.zeros((1, game.obs_size), dtype=np.float32)
+    mask = np.zeros((1, k.NUM_ACTIONS), dtype=np.int8)
+    rewards = np.zeros(k.MAX_PLAYERS, dtype=np.float32)
+    wins = 0
+    for g in range(120):
+        row = game.new_row()
+        game.reset_row(row, g)
+        seat = g % num_players
+        while row[layout.STATUS] == layout.RUNNING:
+            p = int(row[layout.PLAYER])
+            k.legal(row, mask[0])
+            if p == seat:
+                k.observe(row, p, obs[0])
+                a = int(game.heuristic_actions(obs, mask)[0])
+                assert mask[0, a]
+            else:
+                a = rng.choice(np.flatnonzero(mask[0]))
+            k.step(row, a, rewards)
+        wins += row[layout.STATUS] == layout.TERMINATED and row[k.WINNER] == seat
+    assert wins / 120 >= at_least > 1 / num_players

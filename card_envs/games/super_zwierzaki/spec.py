@@ -8,10 +8,11 @@ import numpy as np
 
 from card_envs.core import layout
 from card_envs.core.config import Option
-from card_envs.core.engine import Game
+from card_envs.core.engine import Game, run_policy
 from card_envs.games.super_zwierzaki import batched
 from card_envs.games.super_zwierzaki import engine as k
 from card_envs.games.super_zwierzaki.deck import CLASSES, COLOURS, FUNCTIONS, KINDS
+from card_envs.games.super_zwierzaki.heuristic import heuristic_actions
 
 COUNTER_NAMES = ("red", "orc", "green", "demand")
 SEAT_PURPOSES = ("give_to", "nine_to", "war_a", "war_b", "war2_giver", "war2_receiver", "war2_hand")
@@ -208,3 +209,6 @@ class SuperZwierzaki(Game):
         if action < k.DRAW:
             return f"seat +{action - k.SEAT}"
         return ("draw", "pass", "9 kolorow", "call")[action - k.DRAW]
+
+    def heuristic_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return run_policy(heuristic_actions, observations, masks, self.num_players)
