@@ -21,10 +21,11 @@ from card_envs.games.double_or_nothing.run_env import DoubleOrNothingRun
 from card_envs.games.no_thanks import NoThanks
 from card_envs.games.rummidrez import Rummidrez
 from card_envs.games.rummidrez.solo_env import RummidrezSoloEnv
+from card_envs.games.super_zwierzaki import SuperZwierzaki
 from card_envs.games.surfosaurus import Surfosaurus
 
 _GAMES: dict[str, type[Game]] = {
-    g.env_id: g for g in (NoThanks, Surfosaurus, DoubleOrNothing, Rummidrez)
+    g.env_id: g for g in (NoThanks, Surfosaurus, DoubleOrNothing, Rummidrez, SuperZwierzaki)
 }
 # single-agent Gymnasium envs: a game against a built-in opponent, or a one-seat game; each
 # names the id its agents are built for (`agent_env`): a multi-agent id with the same

@@ -1,6 +1,5 @@
 """Super Zwierzaki as a `Game`: options, observation bounds, state_dict, action names and
-text rendering. Not registered yet: the env follows with its heuristic, resampling hook and
-shipped model (issue 13)."""
+text rendering."""
 
 from __future__ import annotations
 
