@@ -151,7 +151,8 @@ def check_numpy_actions(env_id: str, config: Config, seed: int = 0) -> None:
     row = reference._row.copy()
     reference.step(a)
     n = reference.game.num_actions
-    for action in (np.int64(a), np.int32(a), np.uint16(a), np.array(a), np.array(a, np.int8)):
+    small = np.int8 if a <= np.iinfo(np.int8).max else np.int16  # the smallest that holds it
+    for action in (np.int64(a), np.int32(a), np.uint16(a), np.array(a), np.array(a, small)):
         env = make(env_id, **config)
         env.reset(seed=seed)
         try:
