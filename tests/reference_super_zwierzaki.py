@@ -244,7 +244,8 @@ def legal(g: Game) -> list[int]:
     elif d.what == "call":
         out = [CALL, PASS]
     elif d.what == "drawn":
-        out = [KIND + d.ctx["kind"], PASS]
+        out = [KIND + d.ctx["kind"]] if _matches(g, d.ctx["kind"]) else []
+        out.append(PASS)
     return out
 
 
@@ -279,7 +280,7 @@ def _decide(g: Game, d: Decision, a: int) -> None:
                 _penalty(g, s, counter)
                 return
             drawn = _draw(g, s, 1)
-            if g.rules.play_drawn and drawn and _matches(g, drawn[0]):
+            if g.rules.play_drawn and drawn:  # asked even when it cannot be played
                 g.decisions.append(Decision("drawn", s, {"kind": drawn[0]}))
         elif a == NINE:
             g.decisions.append(Decision("nine", s, {"laid": []}))

@@ -303,8 +303,10 @@ def test_random_play_keeps_every_conservation_law_and_scores_the_winner():
                 assert row[k.HAND_N + w] == 0 and wins[w] == 1 and wins[:n].sum() == 1
                 assert total[w] == 1 and (total[:n] == -1).sum() == n - 1
                 ended["won"] += 1
-            else:
-                assert wins[:n].sum() == 0 and not total.any()
+            else:  # no rewards; the win is shared by the fewest cards (the leader by time)
+                sizes = row[k.HAND_N : k.HAND_N + n]
+                leaders = sizes == sizes.min()
+                assert not total.any() and (wins[:n] == leaders / leaders.sum()).all()
                 ended["truncated"] += 1
     assert ended["won"] > 0 and ended["truncated"] > 0  # a check on the test itself
 
@@ -338,8 +340,10 @@ def test_a_broken_row_names_the_broken_law(corrupt, law):
 # --- the observation --------------------------------------------------------------------------
 def _redeal_hidden(row: np.ndarray, seat: int, rng: np.random.Generator) -> np.ndarray:
     """The row with every card `seat` cannot see (other hands, the draw pile) dealt again,
-    each hand keeping its size."""
+    each hand keeping its size (also what `seat` could know from the past: the resampling
+    bookkeeping is cleared)."""
     out = row.copy()
+    out[k.FIXED : k.STATE_SIZE] = 0
     n = int(row[layout.NUM_PLAYERS])
     others = [q for q in range(n) if q != seat]
     pool = [int(c) for c in row[k.DRAW_PILE : k.DRAW_PILE + row[k.DRAW_N]]]

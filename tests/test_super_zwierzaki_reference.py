@@ -360,6 +360,16 @@ def test_a_drawn_card_may_be_played_at_once_with_the_option():
     assert g.hands[1] == Counter([KOALA, CZAPLA]) and seat_to_act(g) == 0
 
 
+def test_a_drawn_card_that_cannot_be_played_is_still_asked_about():
+    """With the option, every drawn card is a decision (only `PASS` when it does not match):
+    whose turn it is then does not tell the others whether the drawn card matched."""
+    g = situation([[SOKOL], [KOALA]], top=MAMBA, draw=[KOALA], rules=Rules(2, play_drawn=True))
+    play(g, DRAW)  # a LG tree dweller on a LB reptile
+    assert g.decisions[-1].what == "drawn" and legal(g) == [PASS] and seat_to_act(g) == 0
+    play(g, PASS)
+    assert g.hands[0] == Counter([SOKOL, KOALA]) and seat_to_act(g) == 1
+
+
 def test_the_turn_cap_truncates():
     g = situation([[KOALA], [KOALA]], top=MAMBA, rules=Rules(2, max_turns=3))
     play(g, DRAW, DRAW)

@@ -127,6 +127,11 @@ class Game:
         self.engine.resample_hidden(new, seat)
         return new
 
+    def resamples_hands(self) -> bool:
+        """Whether `resample_hidden` redraws other seats' private cards in this config (the
+        conformance suite checks that it does)."""
+        return self.private_hands
+
     # --- Python-side views ------------------------------------------------------------------
     def state_dict(self, row: np.ndarray) -> dict:
         """Full state as JSON-able Python."""

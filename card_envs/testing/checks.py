@@ -373,7 +373,7 @@ def check_hidden_information(env_id: str, config: Config, seed: int = 21) -> Non
     assert checked >= 8, f"{where}: only {checked} positions"
     if game.hidden_cards:
         assert redrawn >= checked // 2, f"{where}: redrawn in only {redrawn} of {checked}"
-    if game.private_hands:
+    if game.resamples_hands():
         assert others_changed >= checked // 4, f"{where}: others changed {others_changed}"
 
 

@@ -21,6 +21,7 @@ import numpy as np
 from numba import njit
 
 from card_envs.core import layout
+from card_envs.core.rewards import share_win
 from card_envs.core.rng import below, shuffle_slice
 from card_envs.games.super_zwierzaki.deck import (
     CLASSES,
@@ -116,7 +117,15 @@ QUEUE_HEAD = STACK + STACK_DEPTH * D_WIDTH
 QUEUE_N = QUEUE_HEAD + 1
 QUEUE = QUEUE_N + 1
 PERM = QUEUE + QUEUE_CAP * E_WIDTH  # two War: the hands chosen, seat by seat
-STATE_SIZE = PERM + MAX_PLAYERS
+# What another seat may know of a hand, for `resample_hidden`: per seat and kind, the copies
+# it holds that are FIXED (given to it, or in a hand it took over: their giver knows them)
+# and those LATE (drawn from the draw pile since its latest refill, whose make-up was public);
+# the rest of a hand was drawn unseen before that refill. A card leaving a hand is counted
+# out of FIXED first, then LATE (copies of a kind are alike, so any order is a true story).
+RESHUFFLED = PERM + MAX_PLAYERS  # 1 once the discard pile became the draw pile
+FIXED = RESHUFFLED + 1  # MAX_PLAYERS x NUM_KINDS
+LATE = FIXED + MAX_PLAYERS * NUM_KINDS  # MAX_PLAYERS x NUM_KINDS
+STATE_SIZE = LATE + MAX_PLAYERS * NUM_KINDS
 
 
 # --- small helpers ---------------------------------------------------------------------------
@@ -138,8 +147,27 @@ def after(row, seat, k):
 
 @njit(cache=True)
 def _move(row, p, kind, d):
-    row[HANDS + p * NUM_KINDS + kind] += d
+    """d cards of a kind into p's hand (d > 0: drawn unseen, LATE after a refill) or out of
+    it (d < 0: FIXED copies first, then LATE ones)."""
+    i = p * NUM_KINDS + kind
+    row[HANDS + i] += d
     row[HAND_N + p] += d
+    if d > 0:
+        if row[RESHUFFLED]:
+            row[LATE + i] += d
+        return
+    out = min(-d, row[FIXED + i])
+    row[FIXED + i] -= out
+    row[LATE + i] -= min(-d - out, row[LATE + i])
+
+
+@njit(cache=True)
+def _give(row, p, q, kind, count):
+    """Cards from p's hand to q's, where p knows them."""
+    _move(row, p, kind, -count)
+    row[HANDS + q * NUM_KINDS + kind] += count
+    row[HAND_N + q] += count
+    row[FIXED + q * NUM_KINDS + kind] += count
 
 
 @njit(cache=True)
@@ -155,12 +183,23 @@ def _draw(row, p, count):
             row[DISCARD_PILE] = row[DISCARD_PILE + m]
             row[DISCARD_N] = 1
             row[DRAW_N] = m
+            _refilled(row)
             shuffle_slice(row, DRAW_PILE, DRAW_PILE + m)
         if row[DRAW_N] > 0:
             row[DRAW_N] -= 1
             last = row[DRAW_PILE + row[DRAW_N]]
             _move(row, p, last, 1)
     return last
+
+
+@njit(cache=True)
+def _refilled(row):
+    """The draw pile is the old discard pile now. Cards drawn from the previous refill stay
+    where they are in a resample (FIXED): they came from a pile of their own."""
+    row[RESHUFFLED] = 1
+    for i in range(row[layout.NUM_PLAYERS] * NUM_KINDS):
+        row[FIXED + i] += row[LATE + i]
+        row[LATE + i] = 0
 
 
 @njit(cache=True)
@@ -336,7 +375,7 @@ def legal(row, out):
         out[CALL] = 1
         out[PASS] = 1
     else:  # D_DRAWN
-        out[KIND + a] = 1
+        out[KIND + a] = 1 if _matches(row, a) else 0
         out[PASS] = 1
 
 
@@ -460,6 +499,16 @@ def _swap_hands(row, p, q):
     t = row[HAND_N + p]
     row[HAND_N + p] = row[HAND_N + q]
     row[HAND_N + q] = t
+    _taken_over(row, p)
+    _taken_over(row, q)
+
+
+@njit(cache=True)
+def _taken_over(row, p):
+    """p holds another seat's old hand, which that seat knows: all of it is FIXED."""
+    for k in range(NUM_KINDS):
+        row[FIXED + p * NUM_KINDS + k] = row[HANDS + p * NUM_KINDS + k]
+        row[LATE + p * NUM_KINDS + k] = 0
 
 
 @njit(cache=True)
@@ -471,17 +520,22 @@ def _two_war(row, p, giver, receiver):
         for k in range(NUM_KINDS):
             r -= row[HANDS + giver * NUM_KINDS + k]
             if r < 0:
-                _move(row, giver, k, -1)
-                _move(row, receiver, k, 1)
+                _give(row, giver, receiver, k, 1)
                 break
     n = row[layout.NUM_PLAYERS]
     old = row[HAND_N : HANDS + n * NUM_KINDS].copy()  # the sizes, then the hands
+    fixed = row[FIXED : FIXED + n * NUM_KINDS].copy()
+    late = row[LATE : LATE + n * NUM_KINDS].copy()
     for i in range(n):
         s = after(row, p, i)
         q = row[PERM + i]
         row[HAND_N + s] = old[q]
         for k in range(NUM_KINDS):
             row[HANDS + s * NUM_KINDS + k] = old[MAX_PLAYERS + q * NUM_KINDS + k]
+            row[FIXED + s * NUM_KINDS + k] = fixed[q * NUM_KINDS + k]
+            row[LATE + s * NUM_KINDS + k] = late[q * NUM_KINDS + k]
+        if q != s:
+            _taken_over(row, s)
 
 
 @njit(cache=True)
@@ -510,15 +564,13 @@ def _seat_chosen(row, p, purpose, b, c, d, s):
 def _picked(row, p, purpose, left, to, kind):
     if purpose == P_KEEP:  # 9 kolorow: all but the kept card go to the receiver
         for k in range(NUM_KINDS):
-            m = row[HANDS + p * NUM_KINDS + k] - (1 if k == kind else 0)
-            _move(row, p, k, -m)
-            _move(row, to, k, m)
+            _give(row, p, to, k, row[HANDS + p * NUM_KINDS + k] - (1 if k == kind else 0))
         return
-    _move(row, p, kind, -1)
     if purpose == P_DISCARD:
+        _move(row, p, kind, -1)
         _under_top(row, kind)
     else:
-        _move(row, to, kind, 1)
+        _give(row, p, to, kind, 1)
     if left > 1 and row[HAND_N + p] > 0:
         _push(row, D_PICK, p, purpose, left - 1, to, 0)
 
@@ -609,7 +661,7 @@ def _decide(row, what, p, a, b, c, d, action):
                 _penalty(row, p, counter)
                 return
             kind = _draw(row, p, 1)
-            if row[CFG_PLAY_DRAWN] and kind >= 0 and _matches(row, kind):
+            if row[CFG_PLAY_DRAWN] and kind >= 0:  # asked even when it cannot be played
                 _push(row, D_DRAWN, p, kind, 0, 0, 0)
         elif action == NINE:
             _push(row, D_NINE, p, 0, 0, 0, 0)
@@ -767,6 +819,8 @@ def reset(row):
     row[DISCARD_N] = 0
     row[HAND_N:DRAW_PILE] = 0
     row[LOST : LOST + MAX_PLAYERS] = 0
+    row[RESHUFFLED] = 0
+    row[FIXED:STATE_SIZE] = 0
     for p in range(n):
         _draw(row, p, HAND_SIZE)
     row[DRAW_N] -= 1
@@ -805,11 +859,14 @@ def reset(row):
 @njit(cache=True)
 def outcome(row, scores, wins):
     """Every seat's score is minus its hand size; the winner (a seat whose emptied hand
-    survived its win round) takes the win. A truncated game has no winner."""
+    survived its win round) takes the win. A truncated game's win goes to the leader by
+    time, the fewest cards (ties share it), as evaluations count it; its rewards stay 0."""
     n = row[layout.NUM_PLAYERS]
     for s in range(n):
         scores[s] = -row[HAND_N + s]
-        wins[s] = 1.0 if s == row[WINNER] and row[layout.STATUS] == layout.TERMINATED else 0.0
+        wins[s] = 1.0 if s == row[WINNER] else 0.0
+    if row[WINNER] < 0:
+        share_win(scores[:n], False, wins)
 
 
 # --- conformance hooks ------------------------------------------------------------------------
@@ -821,6 +878,7 @@ INVARIANT_ERRORS = (
     "more than one of the red, orc, green and demand counters is nonzero",
     "the game numbers are not a permutation of the seats",
     "the given colours or classes are empty",
+    "a hand's fixed and late copies are negative or more than it holds",
 )
 
 
@@ -850,6 +908,10 @@ def check_invariants(row):
     for s in range(MAX_PLAYERS):
         if row[LOST + s] < 0 or (s >= n and (row[LOST + s] or row[HAND_N + s])):
             return 1
+    for i in range(MAX_PLAYERS * NUM_KINDS):
+        fixed, late = row[FIXED + i], row[LATE + i]
+        if fixed < 0 or late < 0 or fixed + late > row[HANDS + i] or (late and not row[RESHUFFLED]):
+            return 7
     counts = np.zeros(NUM_KINDS, dtype=np.int64)
     for s in range(n):
         total = 0
@@ -882,6 +944,72 @@ def check_invariants(row):
     if row[GIVEN_COLOURS] == 0 or row[GIVEN_CLASSES] == 0:
         return 6
     return 0
+
+
+@njit(cache=True)
+def resample_hidden(row, seat):
+    """Redraw what `seat` cannot know, from the row's PRNG, keeping every hand's size and the
+    row consistent with all that `seat` has seen. Cards of the other hands drawn unseen
+    before the latest refill of the draw pile are exchanged with each other (and, before any
+    refill, with the draw pile); cards drawn since that refill are exchanged with each other
+    and with the draw pile (whose make-up, the old discard pile, was public); FIXED cards stay.
+    Also left as they are: the hand of a seat choosing how many copies to play or laying
+    9 kolorow (its pending choice needs those cards) and, with `skip_forced`, every hand (a
+    decision taken unasked tells everyone what a hand lacks). The draw pile's order is
+    always redrawn."""
+    n = row[layout.NUM_PLAYERS]
+    busy = -1
+    if row[layout.STATUS] == layout.RUNNING:
+        what, p, _, _, _, _ = _top(row)
+        if what == D_COPIES or what == D_NINE:
+            busy = p
+    others = np.zeros(MAX_PLAYERS, dtype=np.bool_)
+    for q in range(n):
+        others[q] = q != seat and q != busy and not row[CFG_SKIP_FORCED]
+    refilled = row[RESHUFFLED] == 1
+    _exchange(row, others, LATE, refilled)  # cards drawn since the refill
+    _exchange(row, others, -1, not refilled)  # cards drawn unseen before it
+
+
+@njit(cache=True)
+def _exchange(row, others, part, with_pile):
+    """Deal again, at random, the cards of one part of the hands in `others` (`LATE`, or -1:
+    those neither FIXED nor LATE), with the draw pile's cards (in a new order) when
+    `with_pile`; each hand keeps its count in that part."""
+    pool = np.empty(NUM_CARDS, dtype=np.int64)
+    sizes = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    m = 0
+    if with_pile:
+        for i in range(row[DRAW_N]):
+            pool[m] = row[DRAW_PILE + i]
+            m += 1
+    for q in range(row[layout.NUM_PLAYERS]):
+        if not others[q]:
+            continue
+        for k in range(NUM_KINDS):
+            i = q * NUM_KINDS + k
+            c = row[part + i] if part >= 0 else row[HANDS + i] - row[FIXED + i] - row[LATE + i]
+            for _ in range(c):
+                pool[m] = k
+                m += 1
+            row[HANDS + i] -= c
+            if part >= 0:
+                row[part + i] -= c
+            sizes[q] += c
+    for i in range(m - 1, 0, -1):
+        j = below(row, i + 1)
+        pool[i], pool[j] = pool[j], pool[i]
+    m = 0
+    for q in range(row[layout.NUM_PLAYERS]):
+        for _ in range(sizes[q]):
+            i = q * NUM_KINDS + pool[m]
+            row[HANDS + i] += 1
+            if part >= 0:
+                row[part + i] += 1
+            m += 1
+    if with_pile:
+        for i in range(row[DRAW_N]):
+            row[DRAW_PILE + i] = pool[m + i]
 
 
 # --- observation ------------------------------------------------------------------------------
@@ -977,7 +1105,9 @@ def observe(row, seat, out):
     decided = pos + len(DECISION_NAMES) + n  # the context slices
     if row[layout.STATUS] == layout.RUNNING:
         what, p, a, b, c, d = _top(row)
-        out[pos + what] = 1.0
+        # choosing how many copies stays a turn to the others: whether a hand holds more
+        # copies of the kind it plays is its own
+        out[pos + (D_TURN if what == D_COPIES and p != seat else what)] = 1.0
         out[pos + len(DECISION_NAMES) + _rel(row, seat, p)] = 1.0
         kind_at = decided
         purpose_at = kind_at + NUM_KINDS
