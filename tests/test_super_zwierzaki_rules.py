@@ -139,6 +139,16 @@ def test_a_drawn_card_may_be_played_at_once_with_the_option(impl):
     assert t.hands[0] == Counter([KOALA, TYGRYS]) and (t.what, t.seat) == ("turn", 1)
 
 
+def test_a_drawn_card_played_at_once_may_take_along_the_copies_already_held(impl):
+    rules = Rules(2, play_drawn=True)
+    draw = FILLER + [SOKOL]
+    t = situation(impl, [[SOKOL, KOALA], [KOALA]], top=MAMBA, draw=draw, rules=rules)
+    t.play(DRAW, KIND + SOKOL)  # the drawn LB bird and the one held: one or two copies
+    assert t.what == "copies" and t.legal() == [COPIES + 0, COPIES + 1]
+    t.play(COPIES + 1, PASS)  # two identical: a window, then one card to discard
+    assert (t.what, t.purpose, t.legal()) == ("pick", "discard", kinds(KOALA))
+
+
 # --- each function ------------------------------------------------------------------------------
 def test_red_points_make_the_next_player_answer_or_draw_them(impl):
     t = situation(impl, [[RED, MAMBA], [MAMBA, RED2, WIELKA, CYR, KOALA]], top=KAZ)
@@ -482,6 +492,20 @@ def test_a_giv_duel_does_not_take_oth_cards(impl):
     assert t.legal() == kinds(RED) + [PASS]  # a Red adds 2 in any duel; an Oth not here
 
 
+def test_a_duel_skips_folded_seats_and_seats_losing_turns_still_react_and_duel(impl):
+    hands_ = [[OTH, OTH, OTH, MAMBA], [KOALA], [OTH, OTH, ZAJAC]]
+    t = situation(impl, hands_, top=ALIGATOR, lost=[0, 1, 1])
+    t.play(KIND + OTH, COPIES + 0)
+    assert (t.what, t.seat) == ("react", 1)  # a seat that will lose its turn is asked
+    t.play(PASS, PASS, KIND + OTH)  # the duel at 1; the causer adds an Oth: 2
+    assert (t.what, t.seat, t.legal()) == ("duel", 1, [PASS])
+    t.play(PASS, KIND + OTH, KIND + OTH)  # seat 1 folds; seat 2 makes it 3, seat 0 4
+    assert (t.what, t.seat, t.duel_points) == ("duel", 2, 4)  # folded seat 1 is skipped
+    t.play(PASS)  # seat 0 wins: seats 1 and 2 draw 4 each
+    assert t.hand_sizes() == [1, 5, 6]
+    assert (t.what, t.seat, t.lost, t.turns) == ("turn", 0, [0, 0, 0], 3)
+
+
 @pytest.mark.parametrize("stopper", [WIELKA, CYR])
 def test_wielka_5_on_a_red_or_cyr_ends_a_duel_with_no_effect(impl, stopper):
     t = situation(impl, [[OTH, RED, MAMBA], [stopper, KOALA]], top=ALIGATOR)
@@ -571,6 +595,16 @@ def test_nine_colours_give_stopped_by_dzi_or_cyr(impl, stopper):
     t.play(KIND + stopper)  # the nine cards stay played; only the give is cancelled
     assert t.hands == [{ZAJAC: 1}, {KOALA: 1}] and t.discard[-1] == stopper
     assert (t.what, t.seat) == ("turn", 1)
+
+
+def test_nine_colours_with_nine_cards_give_nothing_and_the_empty_hand_faces_a_win_round(impl):
+    t = situation(impl, [NINE_CARDS, [KOALA]], top=SOKOL)
+    t.play(NINE, *[KIND + x for x in NINE_CARDS])
+    assert (t.what, t.window) == ("react", "nine")
+    t.play(PASS)  # nothing is left to give
+    assert (t.what, t.window, t.seat) == ("react", "win", 1) and t.hands[1] == {KOALA: 1}
+    t.play(PASS)
+    assert t.winner == 0
 
 
 def test_nine_colours_need_nine_real_colours_and_no_counter(impl):
