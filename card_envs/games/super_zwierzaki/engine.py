@@ -1,5 +1,5 @@
-"""Super Zwierzaki engine: numba kernels over one int64 state row (work in progress: the game
-flow; the observation, the env and its spec follow).
+"""Super Zwierzaki engine: numba kernels over one int64 state row (the protocol of
+`core.engine`: reset, step, observe, legal, outcome, check_invariants, resample_hidden).
 
 The game is a stack of pending decisions and a queue of effects, as in the reference game
 (`tests/reference_super_zwierzaki.py`), which this engine must match: `legal` gives the
@@ -13,8 +13,8 @@ COLOUR c (0..8), SEAT d (seat (deciding seat + d) mod N), DRAW, PASS, NINE, CALL
 Row layout after the shared header (`core.layout`): config, the given colour and class
 masks, the four counters and the demand, turn bookkeeping, the duel, pile sizes, per seat
 the game number, lost turns, hand sizes (and their values at the last call check) and the
-hand's counts per kind, the two piles, the decision stack, the effect queue and the
-two-War hand choices.
+hand's counts per kind, the two piles, the decision stack, the effect queue, the
+two-War hand choices, and what other seats may know of each hand (for `resample_hidden`).
 """
 
 import numpy as np
