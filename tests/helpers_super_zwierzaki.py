@@ -178,6 +178,8 @@ def row_of(g: Game) -> np.ndarray:
     row[k.DRAW_N] = len(g.draw_pile)
     row[k.DISCARD_PILE : k.DISCARD_PILE + len(g.discard)] = g.discard
     row[k.DISCARD_N] = len(g.discard)
+    for kind_id in g.discard:
+        row[k.PLAYED + kind_id] += 1
     row[k.GIVEN_COLOURS] = sum(1 << COLOURS.index(c) for c in g.colours)
     row[k.GIVEN_CLASSES] = sum(1 << deck.CLASSES.index(c) for c in g.classes)
     for i, c in enumerate(("red", "orc", "green", "demand")):

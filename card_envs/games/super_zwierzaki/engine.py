@@ -125,7 +125,23 @@ PERM = QUEUE + QUEUE_CAP * E_WIDTH  # two War: the hands chosen, seat by seat
 RESHUFFLED = PERM + MAX_PLAYERS  # 1 once the discard pile became the draw pile
 FIXED = RESHUFFLED + 1  # MAX_PLAYERS x NUM_KINDS
 LATE = FIXED + MAX_PLAYERS * NUM_KINDS  # MAX_PLAYERS x NUM_KINDS
-STATE_SIZE = LATE + MAX_PLAYERS * NUM_KINDS
+PLAYED = LATE + MAX_PLAYERS * NUM_KINDS  # copies per kind in the discard pile
+STATE_SIZE = PLAYED + NUM_KINDS
+
+
+def _answers_table() -> np.ndarray:
+    """[counter, kind]: the kind answers the counter at the start of a turn, with no colour
+    or class needed (for demand, the demanded kind answers too)."""
+    table = np.zeros((4, NUM_KINDS), dtype=np.int8)
+    f = KIND_FUNCTION
+    table[C_RED] = (f == F_CYR) | (f == F_RED) | (f == F_ALL)
+    table[C_ORC] = (f == F_CYR) | (f == F_ORC)
+    table[C_GREEN] = (f == F_CYR) | (f == F_STP)
+    table[C_DEMAND] = (f == F_CYR) | (f == F_DEM)
+    return table
+
+
+ANSWERS = _answers_table()
 
 
 # --- small helpers ---------------------------------------------------------------------------
@@ -182,6 +198,8 @@ def _draw(row, p, count):
                 row[DRAW_PILE + i] = row[DISCARD_PILE + i]
             row[DISCARD_PILE] = row[DISCARD_PILE + m]
             row[DISCARD_N] = 1
+            row[PLAYED : PLAYED + NUM_KINDS] = 0
+            row[PLAYED + row[DISCARD_PILE]] = 1
             row[DRAW_N] = m
             _refilled(row)
             shuffle_slice(row, DRAW_PILE, DRAW_PILE + m)
@@ -209,6 +227,7 @@ def _lay(row, p, kind, count):
     for _ in range(count):
         row[DISCARD_PILE + row[DISCARD_N]] = kind
         row[DISCARD_N] += 1
+    row[PLAYED + kind] += count
     row[GIVEN_COLOURS] = KIND_COLOURS[kind]
     row[GIVEN_CLASSES] = KIND_CLASSES[kind]
 
@@ -220,6 +239,7 @@ def _under_top(row, kind):
     row[top + 1] = row[top]
     row[top] = kind
     row[DISCARD_N] += 1
+    row[PLAYED + kind] += 1
 
 
 @njit(cache=True)
@@ -242,32 +262,6 @@ def _counter(row):
 def _reset_counters(row):
     for c in range(4):
         row[COUNTERS + c] = 0
-
-
-@njit(cache=True)
-def _answers(row, kind, counter):
-    """The kind answers the counter at the start of a turn (no colour or class needed)."""
-    f = KIND_FUNCTION[kind]
-    if f == F_CYR:
-        return True
-    if counter == C_RED:
-        return f == F_RED or f == F_ALL
-    if counter == C_ORC:
-        return f == F_ORC
-    if counter == C_GREEN:
-        return f == F_STP
-    return f == F_DEM or kind == row[DEMAND_KIND]
-
-
-@njit(cache=True)
-def _nine_possible(row, p):
-    held = 0
-    matching = False
-    for k in range(NUM_KINDS):
-        if row[HANDS + p * NUM_KINDS + k] > 0 and KIND_COLOURS[k] != ANY_COLOUR:
-            held |= KIND_COLOURS[k]
-            matching = matching or _matches(row, k)
-    return held == ANY_COLOUR and matching
 
 
 @njit(cache=True)
@@ -326,12 +320,25 @@ def legal(row, out):
     hand = HANDS + seat * NUM_KINDS
     if what == D_TURN:
         counter = _counter(row)
-        for k in range(NUM_KINDS):
-            if row[hand + k] > 0:
-                ok = _answers(row, k, counter) if counter >= 0 else _matches(row, k)
-                out[KIND + k] = 1 if ok else 0
-        if counter < 0 and _nine_possible(row, seat):
-            out[NINE] = 1
+        if counter >= 0:
+            demand = row[DEMAND_KIND] if counter == C_DEMAND else -1
+            for k in range(NUM_KINDS):
+                ok = ANSWERS[counter, k] | (k == demand)
+                out[KIND + k] = ok & (row[hand + k] > 0)
+        else:  # a play matches; 9 kolorow: every colour held (not by Wielka 5), one matching
+            gc = row[GIVEN_COLOURS]
+            gk = row[GIVEN_CLASSES]
+            held = 0
+            matching = 0
+            for k in range(NUM_KINDS):
+                has = row[hand + k] > 0
+                m = ((KIND_COLOURS[k] & gc) | (KIND_CLASSES[k] & gk)) != 0
+                out[KIND + k] = has & m
+                plain = has & (KIND_COLOURS[k] != ANY_COLOUR)
+                held |= KIND_COLOURS[k] * plain
+                matching |= plain & m
+            if held == ANY_COLOUR and matching:
+                out[NINE] = 1
         out[DRAW] = 1
     elif what == D_COPIES:
         for m in range(row[hand + a]):
@@ -820,13 +827,15 @@ def reset(row):
     row[HAND_N:DRAW_PILE] = 0
     row[LOST : LOST + MAX_PLAYERS] = 0
     row[RESHUFFLED] = 0
-    row[FIXED:STATE_SIZE] = 0
+    row[FIXED:PLAYED] = 0
     for p in range(n):
         _draw(row, p, HAND_SIZE)
     row[DRAW_N] -= 1
     top = row[DRAW_PILE + row[DRAW_N]]
     row[DISCARD_PILE] = top
     row[DISCARD_N] = 1
+    row[PLAYED : PLAYED + NUM_KINDS] = 0
+    row[PLAYED + top] = 1
     row[GIVEN_COLOURS] = KIND_COLOURS[top]
     row[GIVEN_CLASSES] = KIND_CLASSES[top]
     for p in range(MAX_PLAYERS):
@@ -879,6 +888,7 @@ INVARIANT_ERRORS = (
     "the game numbers are not a permutation of the seats",
     "the given colours or classes are empty",
     "a hand's fixed and late copies are negative or more than it holds",
+    "the count of a kind in the discard pile is off",
 )
 
 
@@ -925,11 +935,15 @@ def check_invariants(row):
             return 3
     for i in range(row[DRAW_N]):
         counts[row[DRAW_PILE + i]] += 1
+    played = np.zeros(NUM_KINDS, dtype=np.int64)
     for i in range(row[DISCARD_N]):
         counts[row[DISCARD_PILE + i]] += 1
+        played[row[DISCARD_PILE + i]] += 1
     for k in range(NUM_KINDS):
         if counts[k] != KIND_COPIES[k]:
             return 2
+        if played[k] != row[PLAYED + k]:
+            return 8
     live = 0
     for c in range(4):
         live += row[COUNTERS + c] != 0
@@ -1072,8 +1086,8 @@ def observe(row, seat, out):
     pos = NUM_KINDS
     out[pos + row[DISCARD_PILE + row[DISCARD_N] - 1]] = 1.0
     pos += NUM_KINDS
-    for i in range(row[DISCARD_N]):
-        out[pos + row[DISCARD_PILE + i]] += 1.0
+    for k in range(NUM_KINDS):
+        out[pos + k] = row[PLAYED + k]
     pos += NUM_KINDS
     for c in range(NUM_COLOURS):
         out[pos + c] = (row[GIVEN_COLOURS] >> c) & 1
