@@ -16,8 +16,8 @@ of its own, seeded as instance i of `card_envs.make_vec(ID, games, seed)` is (se
 stepped by the same engine kernels the batched env binds until it ends (no auto-reset, so
 every game is counted once and long games are not under-counted). Steps are the decisions a
 seat was asked (with `skip_forced`, the ones taken unasked are not counted), turns the game's
-own turn count (`state_dict()["turns"]`, lost turns included), truncated the games cut at the
-cap (`max_turns`), with a 95% Wilson interval.
+own turn count (`state_dict()["turns"]`, lost turns included; "-" for a game without one),
+truncated the games cut at the cap (`max_turns`), with a 95% Wilson interval.
 """
 
 from __future__ import annotations
@@ -143,11 +143,12 @@ def players_table(
                 seconds = perf_counter() - start
                 s, t, cut = res["steps"], res["turns"], res["truncated"]
                 k = int(cut.sum())
+                turns = "-" if (t < 0).any() else f"{t.mean():,.0f}"  # no turn count
                 lo, hi = wilson(k, len(cut))
                 print(
                     f"| {n} | {'-' if skip is None else ('on' if skip else 'off')} | "
                     f"all {policy} | {len(s)} | {s.mean():,.0f} | {np.percentile(s, 99):,.0f} "
-                    f"| {s.max():,} | {t.mean():,.0f} | {100 * k / len(cut):.1f}% "
+                    f"| {s.max():,} | {turns} | {100 * k / len(cut):.1f}% "
                     f"[{100 * lo:.1f}%, {100 * hi:.1f}%] | {seconds:.1f} |",
                     flush=True,
                 )
