@@ -57,11 +57,21 @@ TARGETS: dict[str, tuple[float, float]] = {
     "surfosaurus_max_v0": (4.0, 60.0),
     "double_or_nothing_v0": (4.0, 60.0),
     "rummidrez_v0": (3.0, 40.0),
+    "super_zwierzaki_v0": (4.0, 40.0),
 }
 # Configs measured besides the default one (label, config).
 VARIANTS: dict[str, list[tuple[str, dict]]] = {
     "double_or_nothing_v0": [("double_or_nothing_v0 (stage 4)", {"stage": 4})],
     "rummidrez_v0": [("rummidrez_v0 (4 players)", {"num_players": 4})],
+    "super_zwierzaki_v0": [  # the default config has 4 players
+        ("super_zwierzaki_v0 (2 players)", {"num_players": 2}),
+        ("super_zwierzaki_v0 (8 players)", {"num_players": 8}),
+    ],
+}
+# The peers (keys of benchmarks.peers) nearest to a game, named under the peers table.
+NEAREST_PEERS: dict[str, list[str]] = {
+    "rummidrez_v0": ["rlcard/gin-rummy/obs", "openspiel/gin_rummy/obs"],
+    "super_zwierzaki_v0": ["rlcard/uno/obs", "rlcard/uno/no_obs"],
 }
 Case = tuple[str, str, dict]  # (label, env id, config)
 # Games per batched instance needed before `--peers` shows the batched env's episodes/s.
@@ -257,15 +267,17 @@ def report(results: dict[str, Any]) -> str:
         table(results),
         "",
     ]
-    for env_id, r in results["envs"].items():
+    for label, r in results["envs"].items():
         gain = r["aec_steps_per_s"] / r["aec_wrapped_steps_per_s"]
-        line = f"{env_id}: built-in enforcement is {gain:.1f}x faster than PettingZoo's wrappers"
+        line = f"{label}: built-in enforcement is {gain:.1f}x faster than PettingZoo's wrappers"
+        env_id = r.get("env_id", label)
         if env_id in TARGETS:
             aec_target, bat_target = TARGETS[env_id]
             aec_ok = "met" if r["aec_x_tictactoe"] >= aec_target else "MISSED"
             bat_ok = "met" if r["batched_x_tictactoe_aec"] >= bat_target else "MISSED"
+            whose = "" if label == env_id else " (those of the default config)"
             line += (
-                f"; targets AEC >= {aec_target:g}x tictactoe {aec_ok}, "
+                f"; targets{whose} AEC >= {aec_target:g}x tictactoe {aec_ok}, "
                 f"batched >= {bat_target:g}x {bat_ok}"
             )
         lines.append(line)
@@ -279,7 +291,32 @@ def report(results: dict[str, Any]) -> str:
             "",
             peer_table(results),
         ]
+        lines += nearest_peer_lines(results)
     return "\n".join(lines)
+
+
+def nearest_peer_lines(results: dict[str, Any]) -> list[str]:
+    """One line per measured game with NEAREST_PEERS: its AEC and batched x tictactoe beside
+    those peers' (same run)."""
+    by_key = {r["key"]: r for r in results["peers"]["rows"] if "key" in r and "missing" not in r}
+    lines = []
+    for label, r in results["envs"].items():
+        if label != r.get("env_id", label) or label not in NEAREST_PEERS:
+            continue
+        near = [
+            f"{by_key[key]['library']} {by_key[key]['label']} "
+            f"({'obs' if by_key[key]['obs'] else 'no obs'}) "
+            f"{_ratio(by_key[key]['x_tictactoe'])}"
+            for key in NEAREST_PEERS[label]
+            if key in by_key
+        ]
+        if near:
+            lines.append(
+                f"{label}: AEC {_ratio(r['aec_x_tictactoe'])} and batched "
+                f"{_ratio(r['batched_x_tictactoe_aec'])} tictactoe; nearest peers: "
+                + ", ".join(near)
+            )
+    return [""] + lines if lines else []
 
 
 def measure(runners: dict[str, Runner], seconds: float, rounds: int) -> dict[str, Any]:
@@ -338,9 +375,11 @@ def run(
     peer = res[f"{PEER}/aec"]
     p = peer["steps_per_s"]
     envs: dict[str, Any] = {}
-    for label, _, _ in cases:
+    for label, env_id, config in cases:
         aec, wrap, bat = (res[f"{label}/{k}"] for k in ("aec", "aec_wrapped", "batched"))
         envs[label] = {
+            "env_id": env_id,
+            "config": config,
             "aec_steps_per_s": aec["steps_per_s"],
             "aec_x_tictactoe": aec["steps_per_s"] / p,
             "aec_wrapped_steps_per_s": wrap["steps_per_s"],
@@ -405,6 +444,7 @@ def peer_rows(
         if peer.key in missing:
             rows.append(
                 {
+                    "key": peer.key,
                     "label": peer.label,
                     "library": peer.library,
                     "obs": peer.obs,
@@ -412,7 +452,7 @@ def peer_rows(
                 }
             )
         else:
-            rows.append(row(peer.label, peer.library, peer.obs, res[peer.key]))
+            rows.append({"key": peer.key, **row(peer.label, peer.library, peer.obs, res[peer.key])})
     return {"versions": peers.peer_versions(), "rows": rows}
 
 
