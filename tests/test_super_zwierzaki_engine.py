@@ -124,7 +124,7 @@ def _redeal_hidden(row: np.ndarray, seat: int, rng: np.random.Generator) -> np.n
     each hand keeping its size (also what `seat` could know from the past: the resampling
     bookkeeping is cleared)."""
     out = row.copy()
-    out[k.FIXED : k.PLAYED] = 0
+    out[k.FIXED : k.STATE_SIZE] = 0
     n = int(row[layout.NUM_PLAYERS])
     others = [q for q in range(n) if q != seat]
     pool = [int(c) for c in row[k.DRAW_PILE : k.DRAW_PILE + row[k.DRAW_N]]]

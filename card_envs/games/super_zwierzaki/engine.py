@@ -108,25 +108,27 @@ NUMBERS = DISCARD_N + 1  # MAX_PLAYERS game numbers
 LOST = NUMBERS + MAX_PLAYERS  # turns still to lose
 SIZES = LOST + MAX_PLAYERS  # hand sizes at the last call check
 HAND_N = SIZES + MAX_PLAYERS
-HANDS = HAND_N + MAX_PLAYERS  # MAX_PLAYERS x NUM_KINDS counts
-DRAW_PILE = HANDS + MAX_PLAYERS * NUM_KINDS  # the next card drawn is the last
-DISCARD_PILE = DRAW_PILE + NUM_CARDS  # bottom to top
-STACK_N = DISCARD_PILE + NUM_CARDS
+# what nearly every step reads comes first, close together (the batched env's rows are
+# apart in memory, so each region a step touches costs it a trip to memory)
+STACK_N = HAND_N + MAX_PLAYERS
 STACK = STACK_N + 1
 QUEUE_HEAD = STACK + STACK_DEPTH * D_WIDTH
 QUEUE_N = QUEUE_HEAD + 1
 QUEUE = QUEUE_N + 1
 PERM = QUEUE + QUEUE_CAP * E_WIDTH  # two War: the hands chosen, seat by seat
+RESHUFFLED = PERM + MAX_PLAYERS  # 1 once the discard pile became the draw pile
+PLAYED = RESHUFFLED + 1  # copies per kind in the discard pile
+HANDS = PLAYED + NUM_KINDS  # MAX_PLAYERS x NUM_KINDS counts
+DRAW_PILE = HANDS + MAX_PLAYERS * NUM_KINDS  # the next card drawn is the last
+DISCARD_PILE = DRAW_PILE + NUM_CARDS  # bottom to top
 # What another seat may know of a hand, for `resample_hidden`: per seat and kind, the copies
 # it holds that are FIXED (given to it, or in a hand it took over: their giver knows them)
 # and those LATE (drawn from the draw pile since its latest refill, whose make-up was public);
 # the rest of a hand was drawn unseen before that refill. A card leaving a hand is counted
 # out of FIXED first, then LATE (copies of a kind are alike, so any order is a true story).
-RESHUFFLED = PERM + MAX_PLAYERS  # 1 once the discard pile became the draw pile
-FIXED = RESHUFFLED + 1  # MAX_PLAYERS x NUM_KINDS
+FIXED = DISCARD_PILE + NUM_CARDS  # MAX_PLAYERS x NUM_KINDS
 LATE = FIXED + MAX_PLAYERS * NUM_KINDS  # MAX_PLAYERS x NUM_KINDS
-PLAYED = LATE + MAX_PLAYERS * NUM_KINDS  # copies per kind in the discard pile
-STATE_SIZE = PLAYED + NUM_KINDS
+STATE_SIZE = LATE + MAX_PLAYERS * NUM_KINDS
 
 
 def _answers_table() -> np.ndarray:
@@ -530,15 +532,16 @@ def _two_war(row, p, giver, receiver):
                 _give(row, giver, receiver, k, 1)
                 break
     n = row[layout.NUM_PLAYERS]
-    old = row[HAND_N : HANDS + n * NUM_KINDS].copy()  # the sizes, then the hands
+    sizes = row[HAND_N : HAND_N + n].copy()
+    old = row[HANDS : HANDS + n * NUM_KINDS].copy()
     fixed = row[FIXED : FIXED + n * NUM_KINDS].copy()
     late = row[LATE : LATE + n * NUM_KINDS].copy()
     for i in range(n):
         s = after(row, p, i)
         q = row[PERM + i]
-        row[HAND_N + s] = old[q]
+        row[HAND_N + s] = sizes[q]
         for k in range(NUM_KINDS):
-            row[HANDS + s * NUM_KINDS + k] = old[MAX_PLAYERS + q * NUM_KINDS + k]
+            row[HANDS + s * NUM_KINDS + k] = old[q * NUM_KINDS + k]
             row[FIXED + s * NUM_KINDS + k] = fixed[q * NUM_KINDS + k]
             row[LATE + s * NUM_KINDS + k] = late[q * NUM_KINDS + k]
         if q != s:
@@ -824,10 +827,11 @@ def reset(row):
     shuffle_slice(row, DRAW_PILE, DRAW_PILE + NUM_CARDS)
     row[DRAW_N] = NUM_CARDS
     row[DISCARD_N] = 0
-    row[HAND_N:DRAW_PILE] = 0
+    row[HAND_N : HAND_N + MAX_PLAYERS] = 0
+    row[HANDS:DRAW_PILE] = 0
     row[LOST : LOST + MAX_PLAYERS] = 0
     row[RESHUFFLED] = 0
-    row[FIXED:PLAYED] = 0
+    row[FIXED:STATE_SIZE] = 0
     for p in range(n):
         _draw(row, p, HAND_SIZE)
     row[DRAW_N] -= 1
