@@ -53,12 +53,22 @@ def _evaluate(args: argparse.Namespace, workers: int | None, **kwargs) -> Evalua
 
 
 def cmd_play(args: argparse.Namespace) -> None:
+    if "human" in args.agents:
+        from card_envs.play import Quit, play
+
+        try:
+            play(args.env_id, args.agents, _parse_config(args.config), args.seed, args.games or 1)
+        except (Quit, KeyboardInterrupt):
+            print("\nYou left the game; goodbye.")
+        return
+    args.games = args.games or 1000
     ev = _evaluate(args, workers=1, chunk_games=args.num_envs)
     steps = int(ev.results.lengths.sum())
     print(f"{steps} steps in {ev.seconds:.2f} s ({steps / ev.seconds:,.0f} steps/s, incl. agents)")
 
 
 def cmd_evaluate(args: argparse.Namespace) -> None:
+    args.games = args.games or 1000
     ev = _evaluate(args, workers=args.workers)
     print(f"{ev.games} games in {ev.seconds:.2f} s")
 
@@ -188,7 +198,9 @@ def _lineup_parser(sub, name: str, help: str) -> argparse.ArgumentParser:
     p = sub.add_parser(name, help=help)
     p.add_argument("env_id", help=f"one of {env_ids()}")
     p.add_argument("--agents", type=_specs, required=True, help=AGENT_HELP + ", one per seat")
-    p.add_argument("--games", type=_positive_int, default=1000)
+    p.add_argument(
+        "--games", type=_positive_int, help="default 1000; 1 when a human plays (play only)"
+    )
     p.add_argument("--seed", type=int, default=0)
     _progress_flag(p)
     p.add_argument("--config", nargs="*", default=[], help="env options as key=value")
@@ -200,7 +212,10 @@ def main(argv: list[str] | None = None) -> None:
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="list the env ids")
     p = _lineup_parser(
-        sub, "play", "seat-rotated games between agents in this process: results and steps/s"
+        sub,
+        "play",
+        "play in the terminal (--agents human,...: a person in a seat, several for hot seat), "
+        "or seat-rotated games between agents in this process: results and steps/s",
     )
     p.add_argument("--num-envs", type=_positive_int, default=256, help="instances stepped together")
     e = _lineup_parser(
