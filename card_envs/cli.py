@@ -147,13 +147,15 @@ def cmd_tournament(args: argparse.Namespace) -> None:
 
 
 def cmd_replay(args: argparse.Namespace) -> None:
-    from card_envs.tournament import check_replay, read_jsonl
+    from card_envs.tournament import check_replay, moves_text, read_jsonl
 
     checked = 0
     bad = 0
     for rec in read_jsonl(args.records):
         if args.limit is not None and checked >= args.limit:
             break
+        if args.show:
+            print(moves_text(rec))
         diffs = check_replay(rec)
         checked += 1
         if diffs:
@@ -265,6 +267,9 @@ def main(argv: list[str] | None = None) -> None:
     r = sub.add_parser("replay", help="replay JSONL game records into the AEC env and check")
     r.add_argument("records", help="a .jsonl file written by a tournament (--records)")
     r.add_argument("--limit", type=_positive_int, help="replay only the first N records")
+    r.add_argument(
+        "--show", action="store_true", help="print each game move by move: ids and names"
+    )
 
     args = parser.parse_args(argv)
     commands = {
