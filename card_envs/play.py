@@ -1,6 +1,6 @@
 """Games with people at a terminal: `card-envs play ENV_ID --agents human,heuristic,...`.
 
-`play_games` deals games of a multi-agent id with one agent per seat, any of them `human`
+`play` deals games of a multi-agent id with one agent per seat, any of them `human`
 (`agents.human.HumanAgent`), and runs them on the game's engine row. At a person's turn it
 shows that seat's view (the game's text render for the seat: other seats' hidden cards are
 not in it), the moves of the other seats since the person's last turn in words
@@ -26,7 +26,7 @@ from card_envs.core import layout
 from card_envs.core.engine import Game
 from card_envs.registry import make, make_game, multi_agent_env_ids
 
-__all__ = ["Quit", "play", "play_games", "play_single"]
+__all__ = ["Quit", "play", "play_single"]
 
 
 def _options(describe, legal: np.ndarray, name) -> list[tuple[int, list[str]]]:
@@ -58,7 +58,7 @@ def _results(game: Game, row: np.ndarray, specs: list[str]) -> str:
     return "\n".join(lines)
 
 
-def play_games(
+def play(
     env_id: str,
     specs: list[str],
     config: dict[str, Any] | None = None,
@@ -66,9 +66,16 @@ def play_games(
     games: int = 1,
     terminal: Terminal | None = None,
 ) -> None:
-    """`games` games of the multi-agent `env_id` (game i dealt with seed `seed + i`),
-    `specs[i]` in seat i; `Quit` when a person types q."""
+    """`games` games of `env_id` (game i dealt with seed `seed + i`), `specs[i]` in seat i;
+    a single-agent id with `specs` just `["human"]` (`play_single`). `Quit` when a person
+    types q."""
     config = dict(config or {})
+    terminal = terminal or Terminal()
+    if env_id not in multi_agent_env_ids():
+        make(env_id, **config)  # an unknown id or a bad config fails here
+        if specs != ["human"]:
+            raise ValueError(f"{env_id} is a single-agent env: play it with --agents human")
+        return play_single(env_id, config, seed, games, terminal)
     config.setdefault("num_players", len(specs))
     game = make_game(env_id, **config)
     if game.num_players != len(specs):
@@ -76,7 +83,6 @@ def play_games(
             f"{env_id}: num_players={game.num_players} but {len(specs)} agents were given "
             "(one agent per seat)"
         )
-    terminal = terminal or Terminal()
     agents = _seat_agents(game, specs, seed, terminal)
     humans = [p for p, spec in enumerate(specs) if spec == "human"]
     kernels = type(game)
@@ -128,17 +134,10 @@ def play_games(
         terminal.show(_results(game, row, specs))
 
 
-def play_single(
-    env_id: str,
-    config: dict[str, Any] | None = None,
-    seed: int = 0,
-    games: int = 1,
-    terminal: Terminal | None = None,
-) -> None:
+def play_single(env_id: str, config: dict, seed: int, games: int, terminal: Terminal) -> None:
     """`games` episodes of the single-agent `env_id` played by a person (episode i reset with
     seed `seed + i`); `Quit` when the person types q."""
-    env = make(env_id, render_mode="ansi", **dict(config or {}))
-    terminal = terminal or Terminal()
+    env = make(env_id, render_mode="ansi", **config)
     names = make_game(env.agent_env)  # the same actions as the env's
     person = HumanAgent(names, terminal)
     log = env.move_log = [] if hasattr(env, "move_log") else None
@@ -165,20 +164,3 @@ def play_single(
         terminal.show(env.render())
         facts = ", ".join(f"{k} {v}" for k, v in info.items())
         terminal.show(f"Return {total:g}{' (truncated)' if truncated else ''}; {facts}.")
-
-
-def play(
-    env_id: str,
-    specs: list[str],
-    config: dict[str, Any] | None = None,
-    seed: int = 0,
-    games: int = 1,
-    terminal: Terminal | None = None,
-) -> None:
-    """`play_games` for a multi-agent id, `play_single` (agents: just `human`) otherwise."""
-    if env_id in multi_agent_env_ids():
-        return play_games(env_id, specs, config, seed, games, terminal)
-    make(env_id, **dict(config or {}))  # an unknown id or a bad config fails here
-    if specs != ["human"]:
-        raise ValueError(f"{env_id} is a single-agent env: play it with --agents human")
-    return play_single(env_id, config, seed, games, terminal)

@@ -117,6 +117,10 @@ def test_super_zwierzaki_descriptions_follow_the_decision():
     assert env.describe_action(sz.PASS) == "fold"
     row[base : base + 3] = [sz.D_COPIES, row[base + 1], 4]
     assert env.describe_action(sz.COPIES + 1) == "play 2x Sokół Wędrowny (LB bir)"
+    actor = int(row[base + 1])
+    row[base : base + 6] = [sz.D_SEAT, actor, sz.S_WAR2_HAND, 0, 1, 0]  # the first hand chosen
+    after = f"player_{(actor + 1) % 3}"
+    assert env.describe_action(sz.SEAT + 1) == f"two War: player_{actor} takes {after}'s hand"
 
 
 def test_single_agent_envs_describe_their_actions():

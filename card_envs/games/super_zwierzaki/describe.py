@@ -19,6 +19,15 @@ COUNTER_PENALTIES = (
     "lose {v} turn(s) (the green penalty)",
     "draw a card (the demand penalty)",
 )
+SEAT_TEXT = (  # by seat purpose (engine S_*); t: the seat whose new hand a two War choice sets
+    "give {b} card(s) to player_{s}",
+    "give the 9 kolorow cards to player_{s}",
+    "War: swap player_{s}'s hand with one chosen next",
+    "War: swap the hands of player_{b} and player_{s}",
+    "two War: player_{s} gives half its hand to one chosen next",
+    "two War: player_{b} gives half its hand to player_{s}",
+    "two War: player_{t} takes player_{s}'s hand",
+)
 WINDOW_TEXT = ("player_{b}'s play", "player_{b}'s win", "player_{b}'s 9 kolorow give")
 
 
@@ -37,22 +46,6 @@ def _turn(row: np.ndarray, action: int) -> str:
                 return text.format(v=int(row[k.COUNTERS + c]))
         return "draw a card"
     return f"play {card_label(action - k.KIND)}"
-
-
-def _seat(purpose: int, b: int, c: int, d: int, s: int, row: np.ndarray, actor: int) -> str:
-    if purpose == k.S_GIVE:
-        return f"give {b} card(s) to player_{s}"
-    if purpose == k.S_NINE_TO:
-        return f"give the 9 kolorow cards to player_{s}"
-    if purpose == k.S_WAR_A:
-        return f"War: swap player_{s}'s hand with one chosen next"
-    if purpose == k.S_WAR_B:
-        return f"War: swap the hands of player_{b} and player_{s}"
-    if purpose == k.S_WAR2_GIVER:
-        return f"two War: player_{s} gives half its hand to one chosen next"
-    if purpose == k.S_WAR2_RECEIVER:
-        return f"two War: player_{b} gives half its hand to player_{s}"
-    return f"two War: player_{int(k.after(row, actor, d))} takes player_{s}'s hand"
 
 
 def _pick(purpose: int, to: int, kind: int, actor: int, viewer: int) -> str:
@@ -81,7 +74,8 @@ def describe(row: np.ndarray, action: int, actor: int, viewer: int) -> str:
         return f"name {card_label(kind)}"
     if what == k.D_SEAT:
         s = (actor + action - k.SEAT) % int(row[layout.NUM_PLAYERS])
-        return _seat(a, b, c, d, s, row, actor)
+        t = int(k.after(row, actor, d)) if a == k.S_WAR2_HAND else -1
+        return SEAT_TEXT[a].format(b=b, s=s, t=t)
     if what == k.D_PICK:
         return _pick(a, c, kind, actor, viewer)
     if what == k.D_NINE:
