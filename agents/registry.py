@@ -1,7 +1,8 @@
 """Agent spec strings -> agents.
 
 Specs: `random`, `heuristic`, `computer` (games that have a built-in computer player),
-`ppo` (the MaskablePPO model shipped for the env) and `ppo:path/to/model.zip`.
+`ppo` (the MaskablePPO model shipped for the env), `ppo:path/to/model.zip` and `human` (a
+person at the terminal, for `card-envs play`).
 """
 
 from __future__ import annotations
@@ -10,13 +11,14 @@ from typing import Any
 
 from agents.base import Agent
 from agents.heuristic import ComputerAgent, HeuristicAgent
+from agents.human import HumanAgent
 from agents.random_agent import RandomAgent
 from card_envs.registry import make_game
 
-_KINDS = ("random", "heuristic", "computer", "ppo")
+_KINDS = ("random", "heuristic", "computer", "ppo", "human")
 SPEC_HELP = (  # the known specs, for error messages and --help
     "random, heuristic, computer (where the game has one), ppo (the model shipped for the "
-    "env), ppo:path/to/model.zip"
+    "env), ppo:path/to/model.zip, human (a person at the terminal: play only)"
 )
 
 
@@ -40,6 +42,8 @@ def make_agent(spec: str | Agent, env_id: str, seed: int | None = None, **config
         return RandomAgent(seed)
     if spec == "heuristic":
         return HeuristicAgent(make_game(env_id, **config))
+    if spec == "human":
+        return HumanAgent(make_game(env_id, **config))
     if spec == "computer":
         return ComputerAgent(make_game(env_id, **config))
     if spec == "ppo" or spec.startswith("ppo:"):

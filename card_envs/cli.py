@@ -53,12 +53,22 @@ def _evaluate(args: argparse.Namespace, workers: int | None, **kwargs) -> Evalua
 
 
 def cmd_play(args: argparse.Namespace) -> None:
+    if "human" in args.agents:
+        from card_envs.play import Quit, play
+
+        try:
+            play(args.env_id, args.agents, _parse_config(args.config), args.seed, args.games or 1)
+        except (Quit, KeyboardInterrupt):
+            print("\nYou left the game; goodbye.")
+        return
+    args.games = args.games or 1000
     ev = _evaluate(args, workers=1, chunk_games=args.num_envs)
     steps = int(ev.results.lengths.sum())
     print(f"{steps} steps in {ev.seconds:.2f} s ({steps / ev.seconds:,.0f} steps/s, incl. agents)")
 
 
 def cmd_evaluate(args: argparse.Namespace) -> None:
+    args.games = args.games or 1000
     ev = _evaluate(args, workers=args.workers)
     print(f"{ev.games} games in {ev.seconds:.2f} s")
 
@@ -137,13 +147,15 @@ def cmd_tournament(args: argparse.Namespace) -> None:
 
 
 def cmd_replay(args: argparse.Namespace) -> None:
-    from card_envs.tournament import check_replay, read_jsonl
+    from card_envs.tournament import check_replay, moves_text, read_jsonl
 
     checked = 0
     bad = 0
     for rec in read_jsonl(args.records):
         if args.limit is not None and checked >= args.limit:
             break
+        if args.show:
+            print(moves_text(rec))
         diffs = check_replay(rec)
         checked += 1
         if diffs:
@@ -188,7 +200,9 @@ def _lineup_parser(sub, name: str, help: str) -> argparse.ArgumentParser:
     p = sub.add_parser(name, help=help)
     p.add_argument("env_id", help=f"one of {env_ids()}")
     p.add_argument("--agents", type=_specs, required=True, help=AGENT_HELP + ", one per seat")
-    p.add_argument("--games", type=_positive_int, default=1000)
+    p.add_argument(
+        "--games", type=_positive_int, help="default 1000; 1 when a human plays (play only)"
+    )
     p.add_argument("--seed", type=int, default=0)
     _progress_flag(p)
     p.add_argument("--config", nargs="*", default=[], help="env options as key=value")
@@ -200,7 +214,10 @@ def main(argv: list[str] | None = None) -> None:
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="list the env ids")
     p = _lineup_parser(
-        sub, "play", "seat-rotated games between agents in this process: results and steps/s"
+        sub,
+        "play",
+        "play in the terminal (--agents human,...: a person in a seat, several for hot seat), "
+        "or seat-rotated games between agents in this process: results and steps/s",
     )
     p.add_argument("--num-envs", type=_positive_int, default=256, help="instances stepped together")
     e = _lineup_parser(
@@ -250,6 +267,9 @@ def main(argv: list[str] | None = None) -> None:
     r = sub.add_parser("replay", help="replay JSONL game records into the AEC env and check")
     r.add_argument("records", help="a .jsonl file written by a tournament (--records)")
     r.add_argument("--limit", type=_positive_int, help="replay only the first N records")
+    r.add_argument(
+        "--show", action="store_true", help="print each game move by move: ids and names"
+    )
 
     args = parser.parse_args(argv)
     commands = {

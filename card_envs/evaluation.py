@@ -59,6 +59,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from agents import Agent, make_agent
+from agents.human import check_unattended
 from card_envs.core.batched import SKIP
 from card_envs.registry import make_game, make_vec
 
@@ -534,8 +535,8 @@ def evaluate(
     for k, spec in enumerate(field):  # a bad spec fails here, before any worker starts
         if not isinstance(spec, (str, Agent)):
             raise ValueError(f"agent {k}: expected a spec string or an Agent, got {spec!r}")
-        if isinstance(spec, str):
-            make_agent(spec, env_id, seed=0, **config)
+        agent = make_agent(spec, env_id, seed=0, **config) if isinstance(spec, str) else spec
+        check_unattended(agent, "evaluate")
     total = -(-int(games) // n) * n
     if total != games:
         warnings.warn(
@@ -601,6 +602,7 @@ def evaluate_episodes(
     if not hasattr(env, "action_masks"):
         raise ValueError(f"{env_id} is not a single-agent env with action masks")
     actor = make_agent(agent, getattr(env, "agent_env", env_id), seed=seed)
+    check_unattended(actor, "evaluate_episodes")
     actor.reset()
     # all episodes side by side, so the agent is asked once per step for all that are live
     envs = [env] + [make(env_id, **config) for _ in range(episodes - 1)]

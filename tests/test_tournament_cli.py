@@ -11,7 +11,7 @@ import pytest
 
 import card_envs
 from card_envs.cli import main
-from card_envs.tournament import load_config
+from card_envs.tournament import check_replay, load_config
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -41,6 +41,24 @@ def test_cli_quick_tournament_and_replay(tmp_path, capsys):
     assert "30 games replayed into the AEC env, 30 reproduce their results" in (
         capsys.readouterr().out
     )
+    # each record names its actions beside the ids; replay --show prints them move by move
+    path = out / "double_or_nothing_v0.jsonl"
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    first = records[0]
+    assert len(first["action_names"]) == len(first["actions"]) == first["length"]
+    assert first["action_names"][0].startswith("play ")
+    main(["replay", str(path), "--limit", "1", "--show"])
+    shown = capsys.readouterr().out.splitlines()
+    assert shown[1] == f"     1. player_0: {first['actions'][0]} ({first['action_names'][0]})"
+    # a record written before the names (or with wrong ones) still replays, or is caught
+    old = tmp_path / "old.jsonl"
+    old.write_text(json.dumps({k: v for k, v in first.items() if k != "action_names"}) + "\n")
+    main(["replay", str(old), "--show"])
+    assert "1 games replayed into the AEC env, 1 reproduce" in capsys.readouterr().out
+    wrong = dict(first, action_names=["pass", *first["action_names"][1:]])
+    assert check_replay(wrong) == [
+        f"action_names: step 1 recorded ['pass'], replayed {first['action_names'][0]!r}"
+    ]
     with sqlite3.connect(db) as conn:
         (config_json,) = conn.execute("SELECT config FROM tournaments").fetchone()
     assert json.loads(config_json)["seed"] == 3

@@ -180,6 +180,13 @@ class CardEnv(AECEnv):
         self._require_started()
         return self.game.state_dict(self._row)
 
+    def describe_action(self, action: Any, seat: str | None = None) -> str:
+        """`action` of the agent to act, in words and in its context ("take 23 (4 tokens)");
+        with `seat` (an agent name), as that agent may know it: nothing it cannot see."""
+        self._require_started()
+        a = as_action(action, self.game.num_actions, self.game.env_id)
+        return self.game.describe_action(self._row, a, None if seat is None else self._seat[seat])
+
     def state(self) -> np.ndarray:
         """Every seat's observation vector, seat 0 first (float32, in `state_space`): all that
         any player knows, every hand and the public information, as a centralised critic

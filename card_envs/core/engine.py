@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from card_envs.core import rng
+from card_envs.core import layout, rng
 from card_envs.core.config import Option, resolve
 
 
@@ -142,7 +142,25 @@ class Game:
         raise NotImplementedError
 
     def action_name(self, action: int) -> str:
+        """The action id in a few words, without context (the same in every state)."""
         return str(action)
+
+    def describe_action(self, row: np.ndarray, action: int, seat: int | None = None) -> str:
+        """`action` of the seat to act in `row` in words, in its context ("take 23 (4
+        tokens)"), as `seat` (by default the acting seat itself) may know it: a description
+        for another seat names nothing that seat cannot see. Games override `describe`."""
+        action = int(action)
+        if not 0 <= action < self.num_actions:
+            raise ValueError(
+                f"{self.env_id}: action {action} is out of range 0..{self.num_actions - 1}"
+            )
+        actor = int(row[layout.PLAYER])
+        return self.describe(row, action, actor, actor if seat is None else int(seat))
+
+    def describe(self, row: np.ndarray, action: int, actor: int, viewer: int) -> str:
+        """`action` of `actor` in `row` in words, naming only what `viewer` may know (the
+        hook of `describe_action`; the default is the context-free `action_name`)."""
+        return self.action_name(action)
 
     def heuristic_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The game's hand-written policy for a batch of observations of this config."""

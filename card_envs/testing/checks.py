@@ -360,6 +360,7 @@ def check_hidden_information(env_id: str, config: Config, seed: int = 21) -> Non
             if seat == to_act:
                 np.testing.assert_array_equal(_mask(env, new), _mask(env, row), err_msg=where)
             assert game.render(new, seat) == game.render(row, seat), f"{where}: render leaks"
+            _check_descriptions(env, row, new, seat, rng, where)
             hidden = np.ones(len(row), bool)
             hidden[layout.RNG : layout.RNG + 4] = False
             redrawn += bool((new[hidden] != row[hidden]).any())
@@ -375,6 +376,30 @@ def check_hidden_information(env_id: str, config: Config, seed: int = 21) -> Non
         assert redrawn >= checked // 2, f"{where}: redrawn in only {redrawn} of {checked}"
     if game.resamples_hands():
         assert others_changed >= checked // 4, f"{where}: others changed {others_changed}"
+
+
+def _check_descriptions(
+    env: CardEnv, row: np.ndarray, new: np.ndarray, seat: int, rng: np.random.Generator, where: str
+) -> None:
+    """`describe_action` as `seat` may know it names nothing `seat` cannot see: in `new`, a
+    resample for `seat`, the actor's own descriptions are the same; another seat's action,
+    legal in both rows, is described the same when `seat` sees the same after it."""
+    game = env.game
+    legal = _legal(_mask(env, row))
+    if int(row[layout.PLAYER]) == seat:
+        for a in legal:
+            text = game.describe_action(row, a)
+            assert game.describe_action(new, a) == text, f"{where}: {text!r} leaks"
+        return
+    both = legal[_mask(env, new)[legal] == 1]
+    rewards = np.zeros(game.num_players, dtype=np.float32)
+    for a in rng.permutation(both)[:3]:
+        text, other = game.describe_action(row, a, seat), game.describe_action(new, a, seat)
+        after, after_new = row.copy(), new.copy()
+        env._kernels.step_kernel(after, int(a), rewards)
+        env._kernels.step_kernel(after_new, int(a), rewards)
+        if (_observe(env, after, seat) == _observe(env, after_new, seat)).all():
+            assert other == text, f"{where}: seat {seat} reads {text!r} or {other!r}"
 
 
 def _observe(env: CardEnv, row: np.ndarray, seat: int) -> np.ndarray:

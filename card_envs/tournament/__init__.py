@@ -11,7 +11,7 @@ from card_envs.tournament.config import (
     load_config,
     parse_config,
 )
-from card_envs.tournament.records import check_replay, read_jsonl, replay, write_jsonl
+from card_envs.tournament.records import check_replay, moves_text, read_jsonl, replay, write_jsonl
 from card_envs.tournament.report import format_table, write_csv, write_plot
 from card_envs.tournament.runner import TournamentResult, run_tournament
 from card_envs.tournament.store import Store, StoreError, TournamentMismatch
@@ -26,6 +26,7 @@ __all__ = [
     "check_replay",
     "format_table",
     "load_config",
+    "moves_text",
     "parse_config",
     "read_jsonl",
     "replay",

@@ -145,6 +145,7 @@ EVENT_KEYS = {
 
 def _entries(where: str, env_id: str, config: dict, agents: Any) -> tuple[Entry, ...]:
     from agents import make_agent
+    from agents.human import check_unattended
 
     if not isinstance(agents, list) or not agents:
         _check.fail(where, f"agents={agents!r} must be a non-empty list of agent specs")
@@ -162,7 +163,7 @@ def _entries(where: str, env_id: str, config: dict, agents: Any) -> tuple[Entry,
         else:
             _check.fail(at, f"{item!r} must be a spec string or a mapping with 'name' and 'spec'")
         try:
-            make_agent(entry.spec, env_id, seed=0, **config)
+            check_unattended(make_agent(entry.spec, env_id, seed=0, **config), "a tournament")
         except (ValueError, ImportError) as err:
             _check.fail(at, f"agent {entry.spec!r}: {err}")
         out.append(entry)

@@ -2,7 +2,9 @@
 
 One JSON object per line: tournament, event, env_id, config, table, game, seed, seats (agent
 names in seat order), agents (their specs), actions, rewards, scores, wins, length,
-truncated. `replay(record)` deals the game again with `card_envs.make(env_id, **config)` and
+truncated, and `action_names`: each action in words, in its seat's context
+(`describe_action`), beside the ids; files without it (written before) still replay.
+`replay(record)` deals the game again with `card_envs.make(env_id, **config)` and
 `reset(seed=seed)`, plays the recorded actions and returns what the env reports; the batched
 engine that played the game and the AEC env share their kernels and their seeding, so the
 scores, win shares and rewards come out the same.
@@ -45,7 +47,9 @@ def record_of(row: dict) -> dict:
             "(the tournament ran with record_actions: false)"
         )
     rec = dict(row, table=row["table_index"])
-    return {k: rec[k] for k in RECORD_KEYS}
+    rec = {k: rec[k] for k in RECORD_KEYS}
+    rec["action_names"] = replay(rec)["action_names"]
+    return rec
 
 
 def write_jsonl(records: Iterable[dict], path: str | Path) -> int:
@@ -83,15 +87,19 @@ def read_jsonl(path: str | Path) -> Iterator[dict]:
 
 
 def replay(record: dict) -> dict:
-    """Play a record's actions in a fresh AEC env: its rewards, scores, wins and length."""
+    """Play a record's actions in a fresh AEC env: its rewards, scores, wins, length, the
+    actions in words (`action_names`) and the agent that took each (`actors`)."""
     env = card_envs.make(record["env_id"], **record["config"])
     env.reset(seed=int(record["seed"]))
     agents = env.possible_agents
     rewards = np.zeros(len(agents))
     actions = record["actions"]
+    names, actors = [], []
     for step, action in enumerate(actions):
         if all(env.terminations[a] or env.truncations[a] for a in agents):
             raise ValueError(f"record has {len(actions)} actions but the game ended after {step}")
+        names.append(env.describe_action(int(action)))
+        actors.append(env.agent_selection)
         env.step(int(action))
         rewards += [env.rewards[a] for a in agents]
     ended = all(env.terminations[a] or env.truncations[a] for a in agents)
@@ -103,6 +111,8 @@ def replay(record: dict) -> dict:
         "wins": [env.infos[a]["win"] for a in agents],
         "length": len(actions),
         "truncated": any(env.truncations[a] for a in agents),
+        "action_names": names,
+        "actors": actors,
     }
 
 
@@ -117,7 +127,29 @@ def check_replay(record: dict) -> list[str]:
     for key in ("scores", "wins", "rewards"):
         if not np.allclose(got[key], record[key], rtol=0, atol=1e-6):
             diffs.append(f"{key}: recorded {record[key]}, replayed {got[key]}")
+    names, replayed = record.get("action_names"), got["action_names"]
+    if names is not None and names != replayed:
+        same = min(len(names), len(replayed))
+        step = next((i for i in range(same) if names[i] != replayed[i]), same)
+        was = replayed[step] if step < len(replayed) else None
+        diffs.append(
+            f"action_names: step {step + 1} recorded {names[step : step + 1]}, replayed {was!r}"
+        )
     for key in ("length", "truncated"):
         if got[key] != record[key]:
             diffs.append(f"{key}: recorded {record[key]}, replayed {got[key]}")
     return diffs
+
+
+def moves_text(record: dict) -> str:
+    """A record's game move by move: the seat, the action id and its name."""
+    got = replay(record)
+    lines = [
+        f"{record['event']} table {record['table']} game {record['game']} (seed {record['seed']}): "
+        + ", ".join(f"player_{p} {name}" for p, name in enumerate(record["seats"]))
+    ]
+    moves = zip(got["actors"], record["actions"], got["action_names"], strict=True)
+    for step, (actor, action, name) in enumerate(moves, 1):
+        lines.append(f"  {step:>4}. {actor}: {action} ({name})")
+    lines.append(f"  scores {record['scores']}, wins {record['wins']}")
+    return "\n".join(lines)

@@ -64,6 +64,10 @@ class SingleAgentEnv(LegalSampling, gymnasium.Env):
             info = self._info()
         return obs, float(rewards[0]), bool(terminated[0]), bool(truncated[0]), info
 
+    def describe_action(self, action: int) -> str:
+        """The learner's `action` in words, in the current position (`Game.describe_action`)."""
+        return self._venv.game.describe_action(self._venv.states[0], action)
+
     def action_masks(self) -> np.ndarray:
         return self._venv.action_masks[0].astype(bool)
 

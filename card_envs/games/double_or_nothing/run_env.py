@@ -58,6 +58,8 @@ class DoubleOrNothingRun(LegalSampling, gymnasium.Env):
         self._counts = np.zeros(k.NUM_NUMBERS, dtype=np.int64)
         self._stage = 1
         self._started = False
+        # a list to get the computer's moves in words, as the agent sees them (`play`)
+        self.move_log: list[str] | None = None
 
     @property
     def stage(self) -> int:
@@ -83,7 +85,10 @@ class DoubleOrNothingRun(LegalSampling, gymnasium.Env):
         while row[layout.STATUS] == layout.RUNNING and row[layout.PLAYER] == COMPUTER:
             self._counts[:] = row[k.HAND + k.NUM_NUMBERS : k.HAND + 2 * k.NUM_NUMBERS]
             self._rewards[:] = 0
-            k.step(row, k.computer_action(self._counts, k.beat_strength(row)), self._rewards)
+            action = k.computer_action(self._counts, k.beat_strength(row))
+            if self.move_log is not None:
+                self.move_log.append(self.describe_action(action, AGENT))
+            k.step(row, action, self._rewards)
 
     def step(self, action: int):
         if not self._started:
@@ -119,6 +124,10 @@ class DoubleOrNothingRun(LegalSampling, gymnasium.Env):
 
     def _info(self) -> dict:
         return {"stage": self._stage, "games_won": self._won}
+
+    def describe_action(self, action: int, seat: int | None = None) -> str:
+        """`action` of the seat to act in words, in the current game (`Game.describe_action`)."""
+        return self._games[self._stage - 1].describe_action(self._row, action, seat)
 
     def action_masks(self) -> np.ndarray:
         k.legal(self._row, self._mask)

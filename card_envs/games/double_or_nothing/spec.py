@@ -68,6 +68,13 @@ def action_name(action: int) -> str:
     return f"{lo}" if lo == hi else f"{lo}-{hi}"
 
 
+_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def _count_word(n: int) -> str:
+    return _WORDS[n] if n < len(_WORDS) else str(n)
+
+
 def _deck(row: np.ndarray, p: int) -> list[int]:
     return [int(row[k.deck_slot(row, p, i)]) for i in range(int(row[k.SIZE + p]))]
 
@@ -167,6 +174,25 @@ class DoubleOrNothing(Game):
 
     def action_name(self, action: int) -> str:
         return action_name(action)
+
+    def describe(self, row: np.ndarray, action: int, actor: int, viewer: int) -> str:
+        """ "play 2 x 7-8-9 (6 cards; forced copies: two 8s)": the numbers that force the
+        copies are named to the player only (the play shows the others that one ran out)."""
+        if action == k.PASS:
+            return f"pass (draw {2 * int(k.scale(self.stage))} cards)"
+        lo, hi = (int(x) for x in k.range_of(action))
+        hand = row[k.HAND + k.NUM_NUMBERS * actor : k.HAND + k.NUM_NUMBERS * (actor + 1)]
+        counts = [int(hand[v - 1]) for v in range(lo, hi + 1)]
+        copies = min(counts)
+        text = f"play {copies} x {'-'.join(map(str, range(lo, hi + 1)))}"
+        if lo == hi:
+            return text
+        text += f" ({copies * (hi - lo + 1)} cards"
+        if viewer == actor and max(counts) > copies:
+            scarce = [v for v, c in zip(range(lo, hi + 1), counts, strict=True) if c == copies]
+            each = (f"{_count_word(copies)} {v}{'s' * (copies != 1)}" for v in scarce)
+            text += f"; forced copies: {', '.join(each)}"
+        return text + ")"
 
     def heuristic_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         return run_policy(heuristic_actions, observations, masks)

@@ -142,5 +142,11 @@ class NoThanks(Game):
     def action_name(self, action: int) -> str:
         return ACTION_NAMES[action]
 
+    def describe(self, row: np.ndarray, action: int, actor: int, viewer: int) -> str:
+        pot = int(row[k.POT])
+        if action == k.TAKE:
+            return f"take {int(row[k.CARD])} ({pot} token{'s' * (pot != 1)})"
+        return f"no thanks (pay a token on {int(row[k.CARD])})"
+
     def heuristic_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         return run_policy(heuristic_actions, observations, masks)

@@ -107,6 +107,10 @@ class RummidrezSoloEnv(LegalSampling, gymnasium.Env):
             "opened": bool(row[k.OPENED + SEAT]),
         }
 
+    def describe_action(self, action: int) -> str:
+        """`action` in words, in the current position (`Game.describe_action`)."""
+        return self.game.describe_action(self._row, action)
+
     def action_masks(self) -> np.ndarray:
         k.legal(self._row, self._mask)
         return self._mask.astype(bool)

@@ -177,6 +177,14 @@ class _RummidrezBase(Game):
     def action_name(self, action: int) -> str:
         return action_name(action)
 
+    def describe(self, row: np.ndarray, action: int, actor: int, viewer: int) -> str:
+        """As `action_name`, with the cards a take from the discard pile gets (all public)."""
+        if not k.TAKE <= action < k.PLACE:
+            return action_name(action)
+        count, top = action - k.TAKE + 1, int(row[k.DISCARD_N])
+        cards = row[k.DISCARD_PILE + top - count : k.DISCARD_PILE + top]
+        return f"take the top {count} of the discard pile: {_names([int(c) for c in cards])}"
+
     def heuristic_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         ends = bool(self.config["neutral_at_ends"])
         return run_policy(heuristic_actions, observations, masks, self.num_players, ends)

@@ -11,6 +11,7 @@ from card_envs.core.engine import Game, run_policy
 from card_envs.games.super_zwierzaki import batched
 from card_envs.games.super_zwierzaki import engine as k
 from card_envs.games.super_zwierzaki.deck import CLASSES, COLOURS, FUNCTIONS, KINDS
+from card_envs.games.super_zwierzaki.describe import describe
 from card_envs.games.super_zwierzaki.heuristic import heuristic_actions
 
 COUNTER_NAMES = ("red", "orc", "green", "demand")
@@ -217,6 +218,9 @@ class SuperZwierzaki(Game):
         if action < k.DRAW:
             return f"seat +{action - k.SEAT}"
         return ("draw", "pass", "9 kolorow", "call")[action - k.DRAW]
+
+    def describe(self, row: np.ndarray, action: int, actor: int, viewer: int) -> str:
+        return describe(row, action, actor, viewer)
 
     def heuristic_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         return run_policy(heuristic_actions, observations, masks, self.num_players)

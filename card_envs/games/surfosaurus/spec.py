@@ -202,5 +202,8 @@ class Surfosaurus(Game):
     def action_name(self, action: int) -> str:
         return card_name(action)
 
+    def describe(self, row: np.ndarray, action: int, actor: int, viewer: int) -> str:
+        return f"play {card_name(action)}"
+
     def heuristic_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         return run_policy(heuristic_actions, observations, masks, self.num_players, self._points)
