@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +19,7 @@ from card_envs.cli import main as cli_main  # noqa: E402
 from training import monitor  # noqa: E402
 from training.config import TrainConfigError, load_config, parse_config  # noqa: E402
 from training.opponents import OpponentPool  # noqa: E402
-from training.ship import ship  # noqa: E402
+from training.ship import ROLLOUT_STATE, ship  # noqa: E402
 from training.train import targets, train  # noqa: E402
 
 CONFIGS = sorted(Path(__file__).resolve().parent.parent.glob("configs/training/*.yaml"))
@@ -214,6 +215,9 @@ def test_short_run_of_each_shipped_config_writes_everything(path, tmp_path):
     shipped = ship(out, models=tmp_path / "models")
     assert shipped.name == f"{cfg.env}.zip"
     assert shipped.stat().st_size < (out / "model.zip").stat().st_size  # no optimizer moments
+    with zipfile.ZipFile(shipped) as archive:
+        kept = set(json.loads(archive.read("data")))
+    assert "observation_space" in kept and not kept & set(ROLLOUT_STATE)  # no last rollout
     obs, masks = agent_batch(cfg)
     np.testing.assert_array_equal(  # plays exactly like the trained model
         make_agent(f"ppo:{shipped}", cfg.env, **cfg.config).act_batch(obs, masks),

@@ -2,7 +2,9 @@
 agent spec `ppo` finds it, with a JSON note of its config and final numbers next to it.
 
 The shipped file is for playing: the optimizer's running moments (twice the size of the
-weights) are replaced by a fresh optimizer, which keeps models small. To train further,
+weights) are replaced by a fresh optimizer, and the last rollout's observations that SB3
+keeps in `data` (`_last_obs`: num_envs x observation size floats, as large as the weights
+at 256 Super Zwierzaki games) are left out, which keeps models small. To train further,
 resume from the run's checkpoint instead.
 
     python -m training.ship runs/training/no_thanks
@@ -16,6 +18,9 @@ import sys
 from pathlib import Path
 
 MODELS = Path(__file__).resolve().parent.parent / "card_envs" / "models"
+# rollout state SB3 saves by default; a model loaded to play never reads it
+ROLLOUT_STATE = ("_last_obs", "_last_episode_starts", "_last_original_obs", "ep_info_buffer",
+                 "ep_success_buffer")  # fmt: skip
 NOTE_KEYS = ("name", "env", "config", "timesteps", "training_minutes", "command_minutes")
 
 
@@ -39,7 +44,8 @@ def ship(run: Path, models: Path = MODELS) -> Path:
 
 
 def _save_for_play(source: Path, target: Path) -> None:
-    """`source` (our own run's model) saved again with an empty optimizer state."""
+    """`source` (our own run's model) saved again with an empty optimizer state and without
+    its rollout state."""
     from sb3_contrib import MaskablePPO
 
     model = MaskablePPO.load(source, device="cpu")
@@ -47,7 +53,7 @@ def _save_for_play(source: Path, target: Path) -> None:
     policy.optimizer = policy.optimizer_class(
         policy.parameters(), lr=model.lr_schedule(1), **policy.optimizer_kwargs
     )
-    model.save(target)
+    model.save(target, exclude=list(ROLLOUT_STATE))
 
 
 if __name__ == "__main__":
