@@ -24,8 +24,8 @@ def _parse_config(pairs: list[str]) -> dict:
             raise SystemExit(f"--config takes key=value, got {pair!r}")
         try:
             config[key] = ast.literal_eval(value)
-        except (ValueError, SyntaxError):
-            config[key] = value
+        except (ValueError, SyntaxError):  # true/false as YAML configs write them, or a word
+            config[key] = {"true": True, "false": False}.get(value.lower(), value)
     return config
 
 

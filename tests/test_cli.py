@@ -70,3 +70,11 @@ def test_replay_errors_are_one_line(tmp_path, capsys):
     assert f"{lines}:2: not a game record, missing keys ['env_id']" in message
     lines.write_text("[1, 2]\n")
     assert f"{lines}:1: a record is a JSON object, got list" in _replay_error([str(lines)], capsys)
+
+
+def test_config_values_are_python_or_yaml_literals():
+    """`--config` takes what a Python literal or a YAML config would write: `true` is True."""
+    from card_envs.cli import _parse_config
+
+    parsed = _parse_config(["skip_forced=true", "play_drawn=False", "num_players=3", "x=word"])
+    assert parsed == {"skip_forced": True, "play_drawn": False, "num_players": 3, "x": "word"}
