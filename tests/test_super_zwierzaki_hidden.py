@@ -34,7 +34,6 @@ from helpers_super_zwierzaki import (
 from reference_super_zwierzaki import Rules
 
 from card_envs.core import layout
-from card_envs.core.rng import seed_row
 from card_envs.games.super_zwierzaki import engine as k
 from card_envs.games.super_zwierzaki.spec import SuperZwierzaki
 
@@ -44,10 +43,8 @@ VARIED = [kind for kind in range(NUM_KINDS) if k.KIND_FUNCTION[kind] == 0][:40]
 
 
 def resampled(row: np.ndarray, seat: int, seed: int) -> np.ndarray:
-    new = row.copy()
-    seed_row(new, seed)
-    k.resample_hidden(new, seat)
-    return new
+    """`Game.resample_hidden` of a hand-made row (it reads no option from the game)."""
+    return SuperZwierzaki(num_players=int(row[layout.NUM_PLAYERS])).resample_hidden(row, seat, seed)
 
 
 def within(small: Counter, big: Counter) -> bool:

@@ -61,8 +61,7 @@ def _pick(purpose: int, to: int, kind: int, actor: int, viewer: int) -> str:
 def describe(row: np.ndarray, action: int, actor: int, viewer: int) -> str:
     if row[layout.STATUS] != layout.RUNNING:
         return "(the game is over)"
-    base = k.STACK + (int(row[k.STACK_N]) - 1) * k.D_WIDTH
-    what, _, a, b, c, d = (int(x) for x in row[base : base + k.D_WIDTH])
+    what, _, a, b, c, d = (int(x) for x in k._top(row))
     kind = action - k.KIND
     if what == k.D_TURN:
         return _turn(row, action)

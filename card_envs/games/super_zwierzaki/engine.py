@@ -198,10 +198,7 @@ def _draw(row, p, count):
             m = row[DISCARD_N] - 1
             for i in range(m):
                 row[DRAW_PILE + i] = row[DISCARD_PILE + i]
-            row[DISCARD_PILE] = row[DISCARD_PILE + m]
-            row[DISCARD_N] = 1
-            row[PLAYED : PLAYED + NUM_KINDS] = 0
-            row[PLAYED + row[DISCARD_PILE]] = 1
+            _discard_only(row, row[DISCARD_PILE + m])
             row[DRAW_N] = m
             _refilled(row)
             shuffle_slice(row, DRAW_PILE, DRAW_PILE + m)
@@ -210,6 +207,15 @@ def _draw(row, p, count):
             last = row[DRAW_PILE + row[DRAW_N]]
             _move(row, p, last, 1)
     return last
+
+
+@njit(cache=True)
+def _discard_only(row, top):
+    """The discard pile is the one card `top` (after the deal, or a refill)."""
+    row[DISCARD_PILE] = top
+    row[DISCARD_N] = 1
+    row[PLAYED : PLAYED + NUM_KINDS] = 0
+    row[PLAYED + top] = 1
 
 
 @njit(cache=True)
@@ -836,10 +842,7 @@ def reset(row):
         _draw(row, p, HAND_SIZE)
     row[DRAW_N] -= 1
     top = row[DRAW_PILE + row[DRAW_N]]
-    row[DISCARD_PILE] = top
-    row[DISCARD_N] = 1
-    row[PLAYED : PLAYED + NUM_KINDS] = 0
-    row[PLAYED + top] = 1
+    _discard_only(row, top)
     row[GIVEN_COLOURS] = KIND_COLOURS[top]
     row[GIVEN_CLASSES] = KIND_CLASSES[top]
     for p in range(MAX_PLAYERS):

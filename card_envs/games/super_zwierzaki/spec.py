@@ -11,7 +11,7 @@ from card_envs.core.engine import Game, run_policy
 from card_envs.games.super_zwierzaki import batched
 from card_envs.games.super_zwierzaki import engine as k
 from card_envs.games.super_zwierzaki.deck import CLASSES, COLOURS, FUNCTIONS, KINDS
-from card_envs.games.super_zwierzaki.describe import describe
+from card_envs.games.super_zwierzaki.describe import card_label, describe
 from card_envs.games.super_zwierzaki.heuristic import heuristic_actions
 
 COUNTER_NAMES = ("red", "orc", "green", "demand")
@@ -106,8 +106,7 @@ class SuperZwierzaki(Game):
     def _decision(self, row: np.ndarray) -> dict | None:
         if row[layout.STATUS] != layout.RUNNING:
             return None
-        base = k.STACK + (row[k.STACK_N] - 1) * k.D_WIDTH
-        what, seat, a, b, c, d = (int(x) for x in row[base : base + k.D_WIDTH])
+        what, seat, a, b, c, d = (int(x) for x in k._top(row))
         out: dict = {"what": k.DECISION_NAMES[what], "seat": seat}
         if what in (k.D_COPIES, k.D_DRAWN):
             out["kind"] = a
@@ -180,9 +179,8 @@ class SuperZwierzaki(Game):
 
     def render(self, row: np.ndarray, seat: int) -> str:
         s = self.state_dict(row)
-        top = KINDS[s["discard_pile"][-1]]
         lines = [
-            f"Top: {top.name} ({top.colour} {top.klass}); given colours "
+            f"Top: {card_label(s['discard_pile'][-1])}; given colours "
             f"{' '.join(s['given_colours'])}, classes {' '.join(s['given_classes'])}",
             "Counters: " + ", ".join(f"{c} {v}" for c, v in s["counters"].items()),
         ]
@@ -200,7 +198,7 @@ class SuperZwierzaki(Game):
             phase = s["phase"]
             lines.append(f"player_{phase['seat']} decides: {phase['what']}")
         hand = sorted(s["hands"][seat])
-        names = [f"{KINDS[x].name} ({KINDS[x].colour} {KINDS[x].klass})" for x in sorted(set(hand))]
+        names = [card_label(x) for x in sorted(set(hand))]
         counts = [hand.count(x) for x in sorted(set(hand))]
         lines.append(
             f"player_{seat}'s hand: "
