@@ -238,3 +238,19 @@ def test_every_resample_keeps_what_each_seat_knows_of_other_hands(num_players):
             step += 1
     assert knowing > checked // 10  # the test meets knowledge often
     assert redrawn > checked // 2  # and the other hands are redrawn in most positions
+
+
+def test_a_copies_choice_shows_as_a_turn_to_the_other_seats():
+    """Whether a hand holds more copies of the kind it plays is its own: while seat 0 chooses
+    how many Sokols to play, seat 1 sees seat 0 at its turn, seat 0 sees the copies choice."""
+    t = situation("engine", [[SOKOL, SOKOL, KOALA], [GRIZZLY] * 5], top=MAMBA, draw=VARIED)
+    start, _ = k.obs_slices(2)["decision"]
+    out = np.zeros(k.obs_size(2), dtype=np.float32)
+    for seat, shown in ((0, k.D_TURN), (1, k.D_TURN)):
+        k.observe(t.row, seat, out)
+        assert np.flatnonzero(out[start : start + len(k.DECISION_NAMES)]).tolist() == [shown]
+    t.play(k.KIND + SOKOL)
+    assert t.what == "copies"
+    for seat, shown in ((0, k.D_COPIES), (1, k.D_TURN)):
+        k.observe(t.row, seat, out)
+        assert np.flatnonzero(out[start : start + len(k.DECISION_NAMES)]).tolist() == [shown]
