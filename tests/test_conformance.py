@@ -21,6 +21,7 @@ PER_CASE = [
     checks.check_penalize,
     checks.check_state_dict,
     checks.check_render,
+    checks.check_scene,
     checks.check_lifecycle,
     checks.check_hidden_information,
     faces.check_copies,

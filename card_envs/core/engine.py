@@ -32,6 +32,7 @@ import numpy as np
 
 from card_envs.core import layout, rng
 from card_envs.core.config import Option, resolve
+from card_envs.core.scene import Scene
 
 
 def run_policy(kernel: Any, observations: np.ndarray, masks: np.ndarray, *extra: Any):
@@ -140,6 +141,14 @@ class Game:
     def render(self, row: np.ndarray, seat: int) -> str:
         """The table as text, from `seat`'s side."""
         raise NotImplementedError
+
+    def table(self, row: np.ndarray, viewer: int | None) -> Scene:
+        """The table drawn as `viewer` sees it (`None`: every card shown); see `core.scene`."""
+        raise NotImplementedError(f"{self.env_id} has no table drawing")
+
+    def scene(self, row: np.ndarray, viewer: int | None = None) -> dict:
+        """`table` as the JSON-able dict the browser and `core.raster` draw."""
+        return self.table(row, viewer).to_dict()
 
     def action_name(self, action: int) -> str:
         """The action id in a few words, without context (the same in every state)."""

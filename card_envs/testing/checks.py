@@ -24,7 +24,7 @@ import numpy as np
 from pettingzoo.test import api_test, render_test, seed_test
 from pettingzoo.utils.wrappers import TerminateIllegalWrapper
 
-from card_envs.core import layout
+from card_envs.core import layout, scene
 from card_envs.core.aec import CardEnv
 from card_envs.registry import game_class, make, make_vec
 
@@ -338,6 +338,38 @@ def check_render(env_id: str, config: Config, seed: int = 5) -> None:
     assert any("render_mode" in str(w.message) for w in caught), f"{where}: no warning"
 
 
+def check_scene(env_id: str, config: Config, seed: int = 9) -> None:
+    """`Game.scene` draws every position of two games from every seat and with all cards
+    shown: plain JSON of known item kinds inside the scene's width, every action an item
+    carries in range, and each legal action of the seat to act either carried by an item or
+    left for a button; a face-down card names nothing."""
+    where = _where(env_id, config)
+    fields = {
+        "card": {"x", "y", "w", "h", "down", "mark"},
+        "chip": {"x", "y", "r", "label", "colour", "ink"},
+        "text": {"x", "y", "text", "size", "anchor", "bold", "colour"},
+        "panel": {"x", "y", "w", "h", "label", "mark", "colour"},
+    }
+    for env in positions(env_id, config, seed, games=2, every=3):
+        game, row = env.game, env._row
+        legal = _legal(_mask(env, row))
+        for viewer in (None, *range(game.num_players)):
+            s = game.scene(row, viewer)
+            assert json.loads(json.dumps(s)) == s, f"{where}: scene is not plain JSON"
+            assert s["height"] > 0 and s["width"] > 0, where
+            carried = set()
+            for it in s["items"]:
+                kind = it["kind"]
+                assert kind in fields and fields[kind] <= set(it), f"{where}: bad item {it}"
+                assert -1 <= it["x"] <= s["width"] + 1, f"{where}: {it} is off the table"
+                if kind == "card" and it["down"]:
+                    assert "label" not in it and "sub" not in it, f"{where}: {it} names a card"
+                for a in it.get("actions", ()):
+                    assert 0 <= a < game.num_actions, f"{where}: {it} carries action {a}"
+                    carried.add(a)
+            assert set(scene.buttons(s, legal)) | carried >= set(legal.tolist()), where
+
+
 # --- hidden information ------------------------------------------------------------------------
 
 
@@ -360,6 +392,7 @@ def check_hidden_information(env_id: str, config: Config, seed: int = 21) -> Non
             if seat == to_act:
                 np.testing.assert_array_equal(_mask(env, new), _mask(env, row), err_msg=where)
             assert game.render(new, seat) == game.render(row, seat), f"{where}: render leaks"
+            assert game.scene(new, seat) == game.scene(row, seat), f"{where}: scene leaks"
             _check_descriptions(env, row, new, seat, rng, where)
             hidden = np.ones(len(row), bool)
             hidden[layout.RNG : layout.RNG + 4] = False

@@ -9,7 +9,8 @@ import numpy as np
 from card_envs.core import layout
 from card_envs.core.config import Option
 from card_envs.core.engine import Game, run_policy
-from card_envs.games.no_thanks import batched
+from card_envs.core.scene import Scene
+from card_envs.games.no_thanks import batched, table
 from card_envs.games.no_thanks import engine as k
 from card_envs.games.no_thanks.heuristic import heuristic_actions
 
@@ -138,6 +139,9 @@ class NoThanks(Game):
             who = "you" if q == 0 else f"player_{p}"
             lines.append(f"  {who:>9}: tokens {tokens:>2}  cards {_runs_text(s['cards'][p])}")
         return "\n".join(lines)
+
+    def table(self, row: np.ndarray, viewer: int | None) -> Scene:
+        return table.scene(self, row, viewer)
 
     def action_name(self, action: int) -> str:
         return ACTION_NAMES[action]
