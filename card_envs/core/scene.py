@@ -19,6 +19,15 @@ Items, all coordinates in scene units (one unit is one pixel of the raster):
 - `text`: x, y (baseline), text, size, anchor (start, middle, end), bold, colour.
 - `panel`: x, y, w, h, label, mark (outlined: the seat to act), colour: an area of the
   table (a seat, the display, a group).
+
+How they look (both drawers keep to this): the background is FELT. A panel is a rectangle
+with corners of radius 8 filled with its colour, its label at (x + 10, y + 17) in size 13,
+colour TEXT. A card is a rectangle with corners of radius 5 filled with its colour, edged in
+EDGE (width 1), its label centred at (x + w/2, y + h/2 + 6) in size 18 bold and its sub
+centred at (x + w/2, y + h - 6) in size 10, both in its ink; face down it is filled with
+BACK, with an inner rectangle inset 4 edged in BACK_LINE. A chip is a circle filled with its
+colour, edged in EDGE, its label centred at (x, y + 5) in size 13 bold, ink. `mark` draws
+the outline in MARK, width 3. Text is sans-serif at the given size; its y is the baseline.
 """
 
 from __future__ import annotations
@@ -30,7 +39,11 @@ CARD_W, CARD_H = 44, 62
 GAP = 6
 WIDTH = 960
 BACK = "#2b4c7e"  # the back of a face-down card
+BACK_LINE = "#8fb3e8"
 FELT = "#1f6b45"  # the table
+EDGE = "#333333"
+MARK = "#ffd54a"
+TEXT = "#f4f4f4"
 
 
 class Scene:
@@ -83,7 +96,7 @@ class Scene:
         size: int = 14,
         anchor: str = "start",
         bold: bool = False,
-        colour: str = "#f4f4f4",
+        colour: str = TEXT,
     ) -> None:
         if anchor not in ("start", "middle", "end"):
             raise ValueError(f"anchor={anchor!r} is not one of start, middle, end")
