@@ -57,6 +57,10 @@ def shipped_model(env_id: str):
     return resource
 
 
+def has_shipped_model(env_id: str) -> bool:
+    return _models_dir().joinpath(f"{env_id}.zip").is_file()
+
+
 def shipped_config_note(env_id: str) -> str:
     """Which config the shipped model of `env_id` was trained with (from the JSON note the
     training writes next to it)."""

@@ -167,6 +167,21 @@ def cmd_replay(args: argparse.Namespace) -> None:
         raise SystemExit(1)
 
 
+def cmd_serve(args: argparse.Namespace) -> None:
+    from card_envs.web.server import App, make_server
+    from card_envs.web.sources import Sources
+
+    server = make_server(App(Sources(args.records, args.store)), args.host, args.port)
+    host, port = server.server_address[:2]
+    print(f"card-envs: serving on http://{host}:{port}/ (Ctrl-C stops)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        print("\nstopped")
+    finally:
+        server.server_close()
+
+
 def cmd_train(args: argparse.Namespace) -> None:
     from training.train import run
 
@@ -271,8 +286,23 @@ def main(argv: list[str] | None = None) -> None:
         "--show", action="store_true", help="print each game move by move: ids and names"
     )
 
+    s = sub.add_parser(
+        "serve",
+        help="the browser app: play against agents, watch them, replay recorded games",
+        description="Serve the web app on this machine; see docs/play.md.",
+    )
+    s.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    s.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: a free one)")
+    s.add_argument(
+        "--records", nargs="*", default=[], help="JSONL record files the replay page may open"
+    )
+    s.add_argument(
+        "--store", nargs="*", default=[], help="tournament SQLite files the replay page may open"
+    )
+
     args = parser.parse_args(argv)
     commands = {
+        "serve": cmd_serve,
         "play": cmd_play,
         "evaluate": cmd_evaluate,
         "tournament": cmd_tournament,

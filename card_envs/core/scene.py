@@ -44,6 +44,14 @@ FELT = "#1f6b45"  # the table
 EDGE = "#333333"
 MARK = "#ffd54a"
 TEXT = "#f4f4f4"
+LOOK = {  # the colours above, for the browser's drawer
+    "back": BACK,
+    "back_line": BACK_LINE,
+    "felt": FELT,
+    "edge": EDGE,
+    "mark": MARK,
+    "text": TEXT,
+}
 
 
 class Scene:

@@ -89,6 +89,15 @@ def _floats(row: np.ndarray) -> str:
     return json.dumps([float(x) for x in row])
 
 
+def _decoded(values: tuple) -> dict:
+    row = dict(zip(GAME_COLUMNS, values, strict=True))
+    for key in ("config", "seats", "agents", "rewards", "scores", "wins", "actions"):
+        if row[key] is not None:
+            row[key] = json.loads(row[key])
+    row["truncated"] = bool(row["truncated"])
+    return row
+
+
 class Store:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
@@ -219,12 +228,32 @@ class Store:
             args.append(event)
         sql += " ORDER BY event, table_index, game"
         for values in self.conn.execute(sql, args):
-            row = dict(zip(GAME_COLUMNS, values, strict=True))
-            for key in ("config", "seats", "agents", "rewards", "scores", "wins", "actions"):
-                if row[key] is not None:
-                    row[key] = json.loads(row[key])
-            row["truncated"] = bool(row["truncated"])
-            yield row
+            yield _decoded(values)
+
+    def game(self, tournament: str, event: str, table: int, game: int) -> dict | None:
+        """One stored game as `rows` gives it, or None."""
+        sql = (
+            f"SELECT {', '.join(GAME_COLUMNS)} FROM games "
+            "WHERE tournament = ? AND event = ? AND table_index = ? AND game = ?"
+        )
+        values = self.conn.execute(sql, (tournament, event, table, game)).fetchone()
+        return None if values is None else _decoded(values)
+
+    def recorded(self, limit: int) -> list[dict]:
+        """The first `limit` games stored with their actions: tournament, event, env_id,
+        table, game, seats and length (a listing to pick a replay from)."""
+        keys = ("tournament", "event", "env_id", "table_index", "game", "seats", "length")
+        sql = (
+            f"SELECT {', '.join(keys)} FROM games WHERE actions IS NOT NULL "
+            "ORDER BY tournament, event, table_index, game LIMIT ?"
+        )
+        out = []
+        for values in self.conn.execute(sql, (limit,)):
+            row = dict(zip(keys, values, strict=True))
+            row["table"] = row.pop("table_index")
+            row["seats"] = json.loads(row["seats"])
+            out.append(row)
+        return out
 
     def event_games(self, tournament: str, plan: EventPlan) -> GameBatch:
         """An event's stored games as arrays, in (table, game) order; `agent_of_seat` holds

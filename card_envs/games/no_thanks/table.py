@@ -56,8 +56,11 @@ def scene(game, row: np.ndarray, viewer: int | None) -> Scene:
     for q in range(n):
         p = (first + q) % n
         shows_tokens = viewer is None or p == viewer or game.config["public_tokens"]
-        tokens = s["tokens"][p] if shows_tokens else "?"
-        label = f"{seat_name(p, viewer)}: {tokens} token(s), {s['scores'][p]} points"
+        if shows_tokens:
+            label = f"{s['tokens'][p]} token(s), {s['scores'][p]} points"
+        else:  # the points of the cards alone: the tokens are not shown
+            label = f"? tokens, cards {s['scores'][p] + s['tokens'][p]} points"
+        label = f"{seat_name(p, viewer)}: {label}"
         out.panel(8, y, WIDTH - 16, ROW_H - 6, label, mark=p == to_act and not s["done"])
         x = 16.0
         for run in _runs(s["cards"][p]):

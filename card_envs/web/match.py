@@ -1,0 +1,179 @@
+"""A game on the server, played, watched or replayed in the browser.
+
+A `Match` holds one game's row, the agent in each seat (None for the person's seat) and
+every move made, each already put in words for every viewer (`Game.describe_action` as that
+seat may know it, and with every card shown), so that a view for any seat is read off
+without replaying. `view(viewer)` is all the browser gets: the scene as `viewer` sees it,
+the moves in `viewer`'s words, the legal moves when `viewer` is the person to act, and the
+result at the end. Nothing in it depends on what `viewer` cannot see (the tests resample
+the hidden cards and compare).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import numpy as np
+
+from agents import Agent, make_agent
+from card_envs.core import layout, scene
+from card_envs.core.engine import Game
+from card_envs.registry import make_game, multi_agent_env_ids
+
+HUMAN = "human"
+LOG_LINES = 40  # the most recent moves a view carries
+
+
+class MatchError(ValueError):
+    """A request the match cannot follow (an illegal move, not the person's turn); the
+    server answers it with 400 or 409 and this message."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class Match:
+    """A game in `row` with `agents[i]` in seat i (None: nobody moves it by itself), the
+    person in seat `human` (or nobody), `names` to show for the seats."""
+
+    def __init__(
+        self, game: Game, seed: int, agents: list[Agent | None], names: list[str], human=None
+    ) -> None:
+        self.game = game
+        self.env_id = game.env_id
+        self.agents = agents
+        self.specs = names
+        self.human = human
+        self.seed = seed
+        self.lock = threading.Lock()  # one request at a time moves the game
+        self.row = game.new_row()
+        game.reset_row(self.row, seed)
+        self.moves: list[dict] = []  # seat, action, words: {viewer key: text}
+        self._mask = np.zeros(game.num_actions, dtype=np.int8)
+        self._obs = np.zeros(game.obs_size, dtype=np.float32)
+        self._rewards = np.zeros(game.num_players, dtype=np.float32)
+
+    @classmethod
+    def new(cls, env_id: str, config: dict[str, Any], specs: list[str], seed: int = 0) -> Match:
+        """`specs[i]` plays seat i: an agent spec, or "human" for the person (at most one)."""
+        if env_id not in multi_agent_env_ids():
+            raise MatchError(f"unknown env id {env_id!r}; the games are {multi_agent_env_ids()}")
+        config = dict(config)
+        config.setdefault("num_players", len(specs))
+        game = make_game(env_id, **config)
+        n = game.num_players
+        if len(specs) != n:
+            raise MatchError(f"{env_id} with num_players={n} needs {n} agents, got {len(specs)}")
+        humans = [p for p, s in enumerate(specs) if s == HUMAN]
+        if len(humans) > 1:
+            raise MatchError(f"one person per game in the browser, got seats {humans}")
+        agents = [
+            None if s == HUMAN else make_agent(s, env_id, seed=seed + p, **game.config)
+            for p, s in enumerate(specs)
+        ]
+        return cls(game, seed, agents, list(specs), humans[0] if humans else None)
+
+    @classmethod
+    def replay(cls, record: dict, step: int) -> Match:
+        """The game of a record (JSONL, or a tournament store's game) after its first `step`
+        actions."""
+        actions = [int(a) for a in record["actions"]]
+        if not 0 <= step <= len(actions):
+            raise MatchError(f"step {step} is outside 0..{len(actions)}")
+        game = make_game(record["env_id"], **record["config"])
+        match = cls(game, int(record["seed"]), [None] * game.num_players, list(record["seats"]))
+        for a in actions[:step]:
+            if match.over or a not in match.legal():
+                raise MatchError(f"the record's action {a} at step {len(match.moves)} is illegal")
+            match._apply(a)
+        return match
+
+    # --- state --------------------------------------------------------------------------
+    @property
+    def over(self) -> bool:
+        return int(self.row[layout.STATUS]) != layout.RUNNING
+
+    @property
+    def to_act(self) -> int:
+        return int(self.row[layout.PLAYER])
+
+    def legal(self) -> np.ndarray:
+        type(self.game).legal_kernel(self.row, self._mask)
+        return np.flatnonzero(self._mask)
+
+    # --- moves --------------------------------------------------------------------------
+    def play(self, action: int) -> None:
+        """The person's move: it must be their turn and a legal action."""
+        if self.over:
+            raise MatchError("the game is over", 409)
+        if self.to_act != self.human:
+            raise MatchError(f"it is player_{self.to_act}'s turn, not yours", 409)
+        legal = self.legal()
+        if action not in legal:
+            names = [f"{a} ({self.game.describe_action(self.row, a)})" for a in legal]
+            raise MatchError(f"action {action} is not legal now; legal: {', '.join(names)}")
+        self._apply(action)
+
+    def step_agent(self) -> None:
+        """One move of the agent to act (watching, or the seats after the person's)."""
+        if self.over:
+            raise MatchError("the game is over", 409)
+        p = self.to_act
+        agent = self.agents[p]
+        if agent is None:
+            raise MatchError(f"player_{p} is yours to play", 409)
+        type(self.game).observe_kernel(self.row, p, self._obs)
+        self.legal()
+        self._apply(int(agent.act(self._obs, self._mask)))
+
+    def run_agents(self) -> None:
+        """Agents move until the person is to act or the game is over."""
+        while not self.over and self.to_act != self.human:
+            self.step_agent()
+
+    def _apply(self, action: int) -> None:
+        game, row = self.game, self.row
+        words = {str(v): game.describe_action(row, action, v) for v in range(game.num_players)}
+        words["all"] = game.describe_action(row, action)
+        self.moves.append({"seat": self.to_act, "action": action, "words": words})
+        self._rewards[:] = 0
+        type(game).step_kernel(row, action, self._rewards)
+
+    # --- views --------------------------------------------------------------------------
+    def view(self, viewer: int | None) -> dict:
+        """What the browser shows `viewer` (None: every card): plain JSON."""
+        game, row = self.game, self.row
+        pic = game.scene(row, viewer)
+        live = not self.over and viewer is not None and self.to_act == viewer == self.human
+        legal = self.legal() if live else np.zeros(0, dtype=np.int64)
+        key = "all" if viewer is None else str(viewer)
+        out = {
+            "env_id": self.env_id,
+            "title": game.title,
+            "seats": self.specs,
+            "viewer": viewer,
+            "to_act": None if self.over else self.to_act,
+            "step": len(self.moves),
+            "scene": scene.clickable(pic, legal),
+            "buttons": [
+                {"action": int(a), "label": game.describe_action(row, int(a))}
+                for a in scene.buttons(pic, legal)
+            ],
+            "log": [{"seat": m["seat"], "text": m["words"][key]} for m in self.moves[-LOG_LINES:]],
+            "over": self.over,
+            "result": self.result() if self.over else None,
+        }
+        return out
+
+    def result(self) -> dict:
+        n = self.game.num_players
+        scores, wins = np.zeros(n), np.zeros(n)
+        type(self.game).outcome_kernel(self.row, scores, wins)
+        best = [p for p in range(n) if wins[p] == wins.max()]
+        who = " and ".join(f"player_{p} ({self.specs[p]})" for p in best)
+        text = f"{who} {'wins' if len(best) == 1 else 'share the win'}"
+        if int(self.row[layout.STATUS]) == layout.TRUNCATED:
+            text = f"cut short at the turn limit; by the game's ranking {text}"
+        return {"scores": scores.tolist(), "wins": wins.tolist(), "text": text}

@@ -1,0 +1,291 @@
+"""`card-envs serve`: the browser app to play, watch and replay games.
+
+Standard library only (`http.server`): a JSON API over `Match` plus three static files.
+It listens on 127.0.0.1 unless told otherwise. The browser gets only what its seat may
+know (`Match.view`), and only names games, seats and indices: agent specs come from a fixed
+list (no `ppo:path`), replays from the files named on the command line (`Sources`). A bad
+request is a 4xx with `{"error": message}`; an unexpected failure is a 500 without a
+traceback (that goes to the server's log).
+
+API (JSON in and out):
+- `GET /api/games`: `{games, look}`: the games, their options and the agents that can sit
+  at them; the colours of `core.scene`.
+- `POST /api/matches` `{env_id, config, agents, seed}`: a new game, `agents` one spec per
+  seat, "human" for the person's seat (none: a game to watch). Returns `{id, view}`.
+- `GET /api/matches/<id>?viewer=all|k`: the view (a game with a person: that seat only).
+- `POST /api/matches/<id>/play` `{action}`: the person's move, then the agents' moves.
+- `POST /api/matches/<id>/step` `{viewer}`: one agent move of a watched game.
+- `POST /api/matches/<id>/close`: free the game (sent when the page is left).
+- `GET /api/records`: the recorded games that can be replayed.
+- `GET /api/replay?source=&tournament=&event=&table=&game=&step=&viewer=`: a recorded
+  game's view after `step` moves, and its length.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import json
+import re
+import sys
+import threading
+import traceback
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from agents.ppo import has_shipped_model
+from card_envs.core.scene import LOOK
+from card_envs.registry import game_class, multi_agent_env_ids
+from card_envs.web.match import HUMAN, Match, MatchError
+from card_envs.web.sessions import Sessions
+from card_envs.web.sources import Sources
+
+MAX_BODY = 64 * 1024
+STATIC = {  # path -> (file, content type): the only files the server sends
+    "/": ("index.html", "text/html; charset=utf-8"),
+    "/app.js": ("app.js", "text/javascript; charset=utf-8"),
+    "/style.css": ("style.css", "text/css; charset=utf-8"),
+}
+BROWSER_SPECS = ("random", "heuristic", "computer", "ppo")
+MATCH_PATH = re.compile(r"^/api/matches/([A-Za-z0-9_-]{1,40})(/play|/step|/close)?$")
+
+
+class RequestError(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def games() -> list[dict]:
+    """Each multi-agent game with its options and the agents that can play it."""
+    out = []
+    for env_id in multi_agent_env_ids():
+        cls = game_class(env_id)
+        options = []
+        for name, opt in cls.options.items():
+            kind = "json" if opt.validate else type(opt.default).__name__
+            if opt.choices is not None and kind != "bool":
+                kind = "choice"
+            options.append(
+                {
+                    "name": name,
+                    "default": opt.default,
+                    "doc": opt.doc,
+                    "type": kind,
+                    "choices": list(opt.choices) if opt.choices and kind == "choice" else None,
+                    "low": opt.low,
+                    "high": opt.high,
+                }
+            )
+        agents = ["random", "heuristic"]
+        if hasattr(cls, "computer_actions"):
+            agents.append("computer")
+        if has_shipped_model(env_id):
+            agents.append("ppo")
+        out.append({"env_id": env_id, "title": cls.title, "options": options, "agents": agents})
+    return out
+
+
+class App:
+    """What the handler threads share: the matches and the replay sources."""
+
+    def __init__(self, sources: Sources, sessions: Sessions | None = None) -> None:
+        self.sources = sources
+        self.sessions = sessions or Sessions()
+        self.games = games()
+
+    # --- matches ------------------------------------------------------------------------
+    def new_match(self, body: dict) -> dict:
+        env_id = _field(body, "env_id", str)
+        specs = _field(body, "agents", list)
+        config = body.get("config", {})
+        seed = body.get("seed", 0)
+        if not isinstance(config, dict):
+            raise RequestError(400, f"config must be an object, got {config!r}")
+        if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63:
+            raise RequestError(400, f"seed must be an int in 0..2^63-1, got {seed!r}")
+        for spec in specs:
+            if spec not in (HUMAN, *BROWSER_SPECS):
+                raise RequestError(
+                    400, f"agent {spec!r} is not one of {[HUMAN, *BROWSER_SPECS]}"
+                )
+        match = Match.new(env_id, config, specs, seed)
+        if match.human is not None:  # the seats before the person's move; a watched game waits
+            match.run_agents()
+        key = self.sessions.add(match)
+        return {"id": key, "view": match.view(match.human)}
+
+    def match_view(self, key: str, query: dict) -> dict:
+        match = self.sessions.get(key)
+        with match.lock:
+            return match.view(_viewer(match, query.get("viewer")))
+
+    def play(self, key: str, body: dict) -> dict:
+        match = self.sessions.get(key)
+        action = _field(body, "action", int)
+        with match.lock:
+            match.play(action)
+            match.run_agents()
+            return match.view(match.human)
+
+    def step(self, key: str, body: dict) -> dict:
+        match = self.sessions.get(key)
+        with match.lock:
+            if match.human is not None:
+                raise MatchError("a game with a person moves when the person plays", 409)
+            viewer = _viewer(match, body.get("viewer"))
+            match.step_agent()
+            return match.view(viewer)
+
+    # --- replays ------------------------------------------------------------------------
+    def replay(self, query: dict) -> dict:
+        record = self.sources.record(
+            _int(query, "source"),
+            _text(query, "event"),
+            _int(query, "table"),
+            _int(query, "game"),
+            query.get("tournament"),
+        )
+        step = _int(query, "step")
+        match = Match.replay(record, step)
+        view = match.view(_viewer(match, query.get("viewer")))
+        return {**view, "length": len(record["actions"])}
+
+
+def _field(body: dict, name: str, kind: type) -> Any:
+    value = body.get(name)
+    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+        raise RequestError(400, f"{name} must be a {kind.__name__}, got {value!r}")
+    return value
+
+
+def _int(query: dict, name: str) -> int:
+    text = _text(query, name)
+    if not re.fullmatch(r"-?\d{1,18}", text):
+        raise RequestError(400, f"{name} must be an integer, got {text!r}")
+    return int(text)
+
+
+def _text(query: dict, name: str) -> str:
+    if name not in query:
+        raise RequestError(400, f"missing query parameter {name!r}")
+    return query[name]
+
+
+def _viewer(match: Match, text: Any) -> int | None:
+    """The seat a view is for: "all" (every card; not in a game with a person) or a seat."""
+    if match.human is not None:
+        if text not in (None, str(match.human), match.human):
+            raise RequestError(403, f"in your game you see from your seat, player_{match.human}")
+        return match.human
+    if text in (None, "all"):
+        return None
+    n = match.game.num_players
+    if str(text) not in [str(p) for p in range(n)]:
+        raise RequestError(400, f"viewer must be 'all' or a seat 0..{n - 1}, got {text!r}")
+    return int(text)
+
+
+class Handler(BaseHTTPRequestHandler):
+    app: App  # set on the subclass `make_server` builds
+    server_version = "card-envs"
+
+    def do_GET(self) -> None:
+        self._answer("GET")
+
+    def do_POST(self) -> None:
+        self._answer("POST")
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet: errors only
+        pass
+
+    def _answer(self, method: str) -> None:
+        try:
+            url = urlsplit(self.path)
+            query = {k: v[-1] for k, v in parse_qs(url.query).items()}
+            if method == "GET" and url.path in STATIC:
+                return self._static(*STATIC[url.path])
+            status, payload = HTTPStatus.OK, self._route(method, url.path, query)
+        except RequestError as err:
+            status, payload = err.status, {"error": str(err)}
+        except MatchError as err:
+            status, payload = err.status, {"error": str(err)}
+        except ValueError as err:  # a bad config or agent for the game
+            status, payload = HTTPStatus.BAD_REQUEST, {"error": str(err)}
+        except Exception:
+            traceback.print_exc(file=sys.stderr)
+            status, payload = 500, {"error": "internal error (the server's log has the details)"}
+        self._send(status, json.dumps(payload).encode(), "application/json")
+
+    def _route(self, method: str, path: str, query: dict) -> Any:
+        app = self.app
+        if path == "/api/games" and method == "GET":
+            return {"games": app.games, "look": LOOK}
+        if path == "/api/records" and method == "GET":
+            return app.sources.listing()
+        if path == "/api/replay" and method == "GET":
+            return app.replay(query)
+        if path == "/api/matches" and method == "POST":
+            return app.new_match(self._body())
+        m = MATCH_PATH.match(path)
+        if m:
+            key, verb = m.groups()
+            if method == "GET" and verb is None:
+                return app.match_view(key, query)
+            if method == "POST" and verb == "/play":
+                return app.play(key, self._body())
+            if method == "POST" and verb == "/step":
+                return app.step(key, self._body())
+            if method == "POST" and verb == "/close":
+                app.sessions.close(key)
+                return {"closed": key}
+            raise RequestError(405, f"{method} {path} is not allowed")
+        if path.startswith("/api/") or method != "GET":
+            raise RequestError(404, f"no such API: {method} {path}")
+        raise RequestError(404, f"no page {path}")
+
+    def _body(self) -> dict:
+        length = self.headers.get("Content-Length", "0")
+        if not length.isdigit():
+            raise RequestError(400, "Content-Length must be a number")
+        if int(length) > MAX_BODY:
+            raise RequestError(413, f"the body is over {MAX_BODY} bytes")
+        raw = self.rfile.read(int(length)) if int(length) else b"{}"
+        try:
+            body = json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError) as err:
+            raise RequestError(400, f"the body is not JSON: {err}") from None
+        if not isinstance(body, dict):
+            raise RequestError(400, "the body must be a JSON object")
+        return body
+
+    def _static(self, name: str, kind: str) -> None:
+        data = importlib.resources.files("card_envs.web").joinpath("static", name).read_bytes()
+        self._send(HTTPStatus.OK, data, kind)
+
+    def _send(self, status: int, data: bytes, kind: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def make_server(app: App, host: str = "127.0.0.1", port: int = 8000) -> ThreadingHTTPServer:
+    """The server, bound but not yet serving (`serve_forever` in a thread or the caller);
+    port 0 picks a free port (`server.server_address`)."""
+    handler = type("BoundHandler", (Handler,), {"app": app})
+    server = ThreadingHTTPServer((host, port), handler)
+    server.daemon_threads = True
+    return server
+
+
+def serve_in_thread(app: App, host: str = "127.0.0.1", port: int = 0):
+    """A server running in a daemon thread (tests, notebooks): returns (server, its URL)."""
+    server = make_server(app, host, port)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    h, p = server.server_address[:2]
+    return server, f"http://{h}:{p}/"

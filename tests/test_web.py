@@ -1,0 +1,285 @@
+"""The browser app's server, through HTTP: playing, watching, replaying, hiding, errors."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import numpy as np
+import pytest
+
+from card_envs.core.scene import strip_actions
+from card_envs.registry import multi_agent_env_ids
+from card_envs.tournament import read_jsonl
+from card_envs.web.match import Match
+from card_envs.web.server import make_server
+from card_envs.web.sessions import Sessions
+from tests.helpers_web import SHORT, recorded_tournament, start_app
+
+
+@pytest.fixture
+def app():
+    app, server, client = start_app()
+    yield app, client
+    server.shutdown()
+    server.server_close()
+
+
+def _moves(view: dict) -> list[int]:
+    """The actions the page lets the person make: clickable items and buttons."""
+    clicks = [it["action"] for it in view["scene"]["items"] if "action" in it]
+    return clicks + [b["action"] for b in view["buttons"]]
+
+
+def _resampled_view(match: Match, viewer: int, seed: int) -> dict:
+    """The view `viewer` would get if everything it cannot see were dealt again."""
+    other = copy.copy(match)
+    other.row = match.game.resample_hidden(match.row, viewer, seed)
+    return other.view(viewer)
+
+
+def test_the_games_list_names_every_game_its_options_and_agents(app):
+    _, client = app
+    status, data = client.json("GET", "/api/games")
+    assert status == 200
+    games = {g["env_id"]: g for g in data["games"]}
+    assert sorted(games) == sorted(multi_agent_env_ids())
+    nt = games["no_thanks_v0"]
+    assert {o["name"] for o in nt["options"]} >= {"num_players", "public_tokens", "reward"}
+    assert "ppo" in nt["agents"] and "heuristic" in nt["agents"]
+    assert "computer" in games["double_or_nothing_v0"]["agents"]
+    assert "computer" not in nt["agents"]
+    assert set(data["look"]) >= {"felt", "back", "mark"}
+
+
+@pytest.mark.parametrize("env_id", multi_agent_env_ids())
+def test_a_person_plays_a_whole_game_seeing_only_their_seat(app, env_id):
+    """Seat 1 is the person's; every answer is the same as if the cards the person cannot
+    see were dealt again, the page offers exactly the legal moves, and the game ends with a
+    result."""
+    the_app, client = app
+    config = SHORT[env_id]
+    n = config.get("num_players", 2)
+    agents = ["random"] * n
+    agents[1] = "human"
+    status, data = client.json(
+        "POST", "/api/matches", {"env_id": env_id, "config": config, "agents": agents, "seed": 3}
+    )
+    assert status == 200, data
+    key, view = data["id"], data["view"]
+    rng = np.random.default_rng(0)
+    turns = 0
+    while not view["over"]:
+        match = the_app.sessions.get(key)
+        assert view["to_act"] == 1 and view["viewer"] == 1
+        assert sorted(_moves(view)) == match.legal().tolist()
+        assert view == _resampled_view(match, 1, int(rng.integers(1 << 60))), f"leak at {turns}"
+        status, view = client.json(
+            "POST", f"/api/matches/{key}/play", {"action": int(rng.choice(_moves(view)))}
+        )
+        assert status == 200, view
+        turns += 1
+    assert turns > 0 and view["result"]["text"] and len(view["result"]["wins"]) == n
+    assert _moves(view) == []
+    assert abs(sum(view["result"]["wins"]) - 1) < 1e-9
+
+
+@pytest.mark.parametrize("env_id", multi_agent_env_ids())
+def test_watching_steps_the_agents_from_any_seat_or_with_all_cards(app, env_id):
+    the_app, client = app
+    config = SHORT[env_id]
+    n = config.get("num_players", 2)
+    status, data = client.json(
+        "POST", "/api/matches", {"env_id": env_id, "config": config, "agents": ["random"] * n}
+    )
+    key = data["id"]
+    assert status == 200 and data["view"]["viewer"] is None and data["view"]["step"] == 0
+    for step in range(1, 6):
+        viewer = step % n
+        status, view = client.json("POST", f"/api/matches/{key}/step", {"viewer": str(viewer)})
+        assert status == 200 and view["step"] == step and view["viewer"] == viewer
+        assert _moves(view) == []  # nobody clicks in a watched game
+        match = the_app.sessions.get(key)
+        assert view == _resampled_view(match, viewer, step)
+        status, everything = client.json("GET", f"/api/matches/{key}?viewer=all")
+        assert status == 200 and everything["scene"] == strip_actions(match.game.scene(match.row))
+        assert [m["text"] for m in everything["log"]] == [m["words"]["all"] for m in match.moves]
+
+
+def test_a_person_cannot_look_at_other_seats_or_move_for_them(app):
+    _, client = app
+    body = {"env_id": "no_thanks_v0", "agents": ["random", "human", "random"]}
+    _, data = client.json("POST", "/api/matches", body)
+    key = data["id"]
+    status, err = client.json("GET", f"/api/matches/{key}?viewer=all")
+    assert status == 403 and "player_1" in err["error"]
+    status, err = client.json("POST", f"/api/matches/{key}/step", {})
+    assert status == 409
+    legal = _moves(data["view"])
+    illegal = next(a for a in range(2) if a not in legal) if len(legal) < 2 else None
+    if illegal is not None:
+        status, err = client.json("POST", f"/api/matches/{key}/play", {"action": illegal})
+        assert status == 400 and "not legal" in err["error"]
+
+
+def test_replays_record_files_and_stored_games_named_on_the_command_line(tmp_path):
+    db, path = recorded_tournament(tmp_path)
+    the_app, server, client = start_app(records=[path], stores=[db])
+    try:
+        status, sources = client.json("GET", "/api/records")
+        assert status == 200 and [s["kind"] for s in sources] == ["records", "store"]
+        records = list(read_jsonl(path))
+        assert len(sources[0]["games"]) == len(records)
+        assert {g["event"] for g in sources[1]["games"]} == {"nt", "don"}
+        rec = records[1]
+        base = f"/api/replay?source=0&event=nt&table={rec['table']}&game={rec['game']}"
+        for step in (0, 5, rec["length"]):
+            status, view = client.json("GET", f"{base}&step={step}&viewer=all")
+            assert status == 200 and view["step"] == step and view["length"] == rec["length"]
+            assert [m["text"] for m in view["log"]] == rec["action_names"][:step][-40:]
+        assert view["over"] and view["result"]["wins"] == rec["wins"]
+        g = next(g for g in sources[1]["games"] if g["event"] == "don")
+        status, view = client.json(
+            "GET",
+            f"/api/replay?source=1&tournament=t&event=don&table={g['table']}&game={g['game']}"
+            f"&step={g['length']}&viewer=0",
+        )
+        assert status == 200 and view["over"] and view["viewer"] == 0
+        status, err = client.json("GET", f"{base}&step={rec['length'] + 1}")
+        assert status == 400 and "outside" in err["error"]
+        status, err = client.json("GET", "/api/replay?source=0&event=nt&table=99&game=0&step=0")
+        assert status == 404
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize(
+    "method,path,body,status,words",
+    [
+        ("GET", "/api/nothing", None, 404, "no such API"),
+        ("GET", "/etc/passwd", None, 404, "no page"),
+        ("GET", "/static/../../pyproject.toml", None, 404, "no page"),
+        ("POST", "/api/matches", b"{not json", 400, "not JSON"),
+        ("POST", "/api/matches", b"[1, 2]", 400, "JSON object"),
+        ("POST", "/api/matches", {"env_id": "chess_v9", "agents": ["human"]}, 400, "chess_v9"),
+        ("POST", "/api/matches", {"env_id": "no_thanks_v0"}, 400, "agents must be a list"),
+        (
+            "POST",
+            "/api/matches",
+            {"env_id": "no_thanks_v0", "agents": ["human", "random", "ppo:/etc/passwd"]},
+            400,
+            "ppo:/etc/passwd",
+        ),
+        (
+            "POST",
+            "/api/matches",
+            {"env_id": "no_thanks_v0", "agents": ["human", "human", "random"]},
+            400,
+            "one person",
+        ),
+        (
+            "POST",
+            "/api/matches",
+            {"env_id": "no_thanks_v0", "config": {"num_players": 9}, "agents": ["random"] * 3},
+            400,
+            "num_players=9",
+        ),
+        (
+            "POST",
+            "/api/matches",
+            {"env_id": "no_thanks_v0", "config": {"colour": 1}, "agents": ["random"] * 3},
+            400,
+            "colour",
+        ),
+        ("POST", "/api/matches", {"env_id": "no_thanks_v0", "agents": ["random"] * 3, "seed": -1},
+         400, "seed"),
+        ("GET", "/api/matches/nosuchgame", None, 404, "no game"),
+        ("POST", "/api/matches/nosuchgame/play", {"action": 0}, 404, "no game"),
+        ("DELETE", "/api/matches", None, 501, None),
+        ("GET", "/api/replay?source=0", None, 400, "event"),
+        ("GET", "/api/replay?source=x&event=a&table=0&game=0&step=0", None, 400, "source"),
+        ("GET", "/api/replay?source=0&event=a&table=0&game=0&step=0", None, 404, "no source"),
+    ],
+)  # fmt: skip
+def test_bad_requests_get_a_4xx_and_a_message(app, method, path, body, status, words):
+    _, client = app
+    raw = body if isinstance(body, bytes) else None
+    got, _, data = client.request(method, path, None if raw else body, raw=raw)
+    assert got == status
+    if words is not None:
+        assert words in json.loads(data)["error"]
+
+
+def test_a_too_large_body_is_refused(app):
+    _, client = app
+    got, _, data = client.request("POST", "/api/matches", raw=b" " * (65 * 1024))
+    assert got == 413 and "bytes" in json.loads(data)["error"]
+
+
+def test_an_unexpected_failure_is_a_500_without_a_traceback(app, monkeypatch, capsys):
+    the_app, client = app
+
+    def broken(query):
+        raise RuntimeError("the secret inside")
+
+    monkeypatch.setattr(the_app, "replay", broken)
+    got, _, data = client.request("GET", "/api/replay")
+    assert got == 500
+    assert b"secret" not in data and b"Traceback" not in data
+    assert "the secret inside" in capsys.readouterr().err  # the server's log has it
+
+
+def test_the_page_and_its_two_files_are_all_it_serves(app):
+    _, client = app
+    for path, kind in (("/", "text/html"), ("/app.js", "javascript"), ("/style.css", "css")):
+        got, headers, data = client.request("GET", path)
+        assert got == 200 and kind in headers["Content-Type"] and data
+    assert client.request("GET", "/index.html")[0] == 404
+    assert client.request("GET", "/static/app.js")[0] == 404
+
+
+def test_closing_a_game_frees_it(app):
+    the_app, client = app
+    _, data = client.json(
+        "POST", "/api/matches", {"env_id": "no_thanks_v0", "agents": ["random"] * 3}
+    )
+    assert len(the_app.sessions) == 1
+    assert client.json("POST", f"/api/matches/{data['id']}/close")[0] == 200
+    assert len(the_app.sessions) == 0
+    assert client.json("GET", f"/api/matches/{data['id']}")[0] == 404
+
+
+def test_games_left_idle_or_beyond_the_limit_are_dropped():
+    now = [0.0]
+    sessions = Sessions(idle=100, limit=3, clock=lambda: now[0])
+    keys = [sessions.add(Match.new("no_thanks_v0", {}, ["random"] * 3)) for _ in range(3)]
+    now[0] = 60
+    sessions.get(keys[0])  # asked about: stays
+    now[0] = 120
+    assert len(sessions) == 1  # the two left since 0 are gone
+    sessions.get(keys[0])
+    more = [sessions.add(Match.new("no_thanks_v0", {}, ["random"] * 3)) for _ in range(3)]
+    assert len(sessions) == 3  # the limit: the least recently asked about went first
+    with pytest.raises(ValueError, match="no game"):
+        sessions.get(keys[0])
+    assert all(sessions.get(k) for k in more)
+
+
+def test_the_server_listens_on_localhost_by_default():
+    from card_envs.web.server import App
+    from card_envs.web.sources import Sources
+
+    server = make_server(App(Sources()), port=0)
+    try:
+        assert server.server_address[0] == "127.0.0.1"
+    finally:
+        server.server_close()
+
+
+def test_serve_refuses_a_missing_records_file(tmp_path):
+    from card_envs.cli import main
+
+    with pytest.raises(SystemExit) as err:
+        main(["serve", "--port", "0", "--records", str(tmp_path / "none.jsonl")])
+    assert err.value.code == 2
