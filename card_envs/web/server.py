@@ -107,9 +107,7 @@ class App:
             raise RequestError(400, f"seed must be an int in 0..2^63-1, got {seed!r}")
         for spec in specs:
             if spec not in (HUMAN, *BROWSER_SPECS):
-                raise RequestError(
-                    400, f"agent {spec!r} is not one of {[HUMAN, *BROWSER_SPECS]}"
-                )
+                raise RequestError(400, f"agent {spec!r} is not one of {[HUMAN, *BROWSER_SPECS]}")
         match = Match.new(env_id, config, specs, seed)
         if match.human is not None:  # the seats before the person's move; a watched game waits
             match.run_agents()
