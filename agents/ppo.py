@@ -61,13 +61,20 @@ def has_shipped_model(env_id: str) -> bool:
     return _models_dir().joinpath(f"{env_id}.zip").is_file()
 
 
-def shipped_config_note(env_id: str) -> str:
-    """Which config the shipped model of `env_id` was trained with (from the JSON note the
-    training writes next to it)."""
+def shipped_config(env_id: str) -> dict | None:
+    """The config the shipped model of `env_id` was trained with (from the JSON note the
+    training writes next to it), or None."""
     note = _models_dir().joinpath(f"{env_id}.json")
     if not note.is_file():
+        return None
+    return json.loads(note.read_text()).get("config", {})
+
+
+def shipped_config_note(env_id: str) -> str:
+    """Which config the shipped model of `env_id` was trained with, in words."""
+    config = shipped_config(env_id)
+    if config is None:
         return ""
-    config = json.loads(note.read_text()).get("config", {})
     return f"The shipped {env_id} model was trained with config {config}: play it with that"
 
 

@@ -34,7 +34,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from agents.ppo import has_shipped_model
+from agents.ppo import has_shipped_model, shipped_config
 from card_envs.core.scene import LOOK
 from card_envs.registry import game_class, multi_agent_env_ids
 from card_envs.web.match import HUMAN, Match, MatchError
@@ -58,7 +58,8 @@ class RequestError(Exception):
 
 
 def games() -> list[dict]:
-    """Each multi-agent game with its options and the agents that can play it."""
+    """Each multi-agent game with its options and the agents that can play it; where a
+    trained model is shipped, the options default to the config it was trained with."""
     out = []
     for env_id in multi_agent_env_ids():
         cls = game_class(env_id)
@@ -81,8 +82,11 @@ def games() -> list[dict]:
         agents = ["random", "heuristic"]
         if hasattr(cls, "computer_actions"):
             agents.append("computer")
-        if has_shipped_model(env_id):
+        trained = shipped_config(env_id) if has_shipped_model(env_id) else None
+        if trained is not None:  # the page starts from the config `ppo` can play
             agents.append("ppo")
+            for opt in options:
+                opt["default"] = trained.get(opt["name"], opt["default"])
         out.append({"env_id": env_id, "title": cls.title, "options": options, "agents": agents})
     return out
 

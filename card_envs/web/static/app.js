@@ -162,6 +162,7 @@ function optionInput(opt) {
 function drawOptions() {
   const game = currentGame();
   $("options").replaceChildren(...game.options.map(optionInput));
+  $("seats").replaceChildren();
   drawSeats();
 }
 
@@ -182,6 +183,8 @@ function drawSeats() {
   const n = Number($("opt-num_players").value);
   const choices = page.mode === "play" ? ["human", ...game.agents] : game.agents;
   const best = game.agents.includes("ppo") ? "ppo" : "heuristic";
+  const before = [...document.querySelectorAll(".seat")].map((s) => s.value);
+  if (before.length === n && before.every((v) => choices.includes(v))) return;  // kept as set
   const seats = [];
   for (let p = 0; p < n; p++) {
     const label = document.createElement("label");
@@ -321,6 +324,7 @@ function setMode(mode) {
     $("source").replaceChildren(...names);
     drawRecords();
   } else {
+    $("seats").replaceChildren();
     drawSeats();
   }
 }

@@ -1,0 +1,152 @@
+"""The browser app in a real headless Chromium (Playwright): a person plays a whole game of
+each env by clicking, a game is watched and a recorded one replayed; any error in the
+browser's console fails the test.
+
+Chromium is Debian's `chromium` package, launched by its path (Playwright cannot download
+its own browsers here); the README's test command installs it.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pytest
+from playwright.sync_api import Page, sync_playwright
+
+from card_envs.registry import multi_agent_env_ids
+from tests.helpers_web import SHORT, recorded_tournament, start_app
+
+CLICKS = 3000  # more than any SHORT game takes
+
+
+@pytest.fixture(scope="module")
+def browser():
+    path = shutil.which("chromium")
+    assert path, "the browser tests need Debian's chromium: apt-get install -y chromium"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=path, args=["--no-sandbox"])
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    db, records = recorded_tournament(tmp_path_factory.mktemp("games"))
+    app, server, client = start_app(records=[records], stores=[db])
+    yield app, client.url
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def page(browser, site):
+    page = browser.new_page(viewport={"width": 1000, "height": 900})
+    page.set_default_timeout(20_000)
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    yield page
+    page.close()
+    assert errors == [], f"errors in the browser console: {errors}"
+
+
+def _open(page: Page, url: str, env_id: str, mode: str) -> None:
+    page.goto(f"{url}/?game={env_id}")
+    page.wait_for_selector("body[data-state=ready]")
+    page.click(f"#tab-{mode}")
+    for name, value in SHORT[env_id].items():
+        page.fill(f"#opt-{name}", str(value))
+        page.dispatch_event(f"#opt-{name}", "change")
+
+
+def _ready(page: Page) -> None:
+    page.wait_for_selector("body[data-state=ready]")
+
+
+def _face_down(page: Page) -> int:
+    return page.locator("#table rect[fill='#2b4c7e']").count()
+
+
+@pytest.mark.parametrize("env_id", multi_agent_env_ids())
+def test_a_person_plays_a_whole_game_by_clicking(page, site, env_id):
+    _, url = site
+    _open(page, url, env_id, "play")
+    seats = page.locator(".seat")
+    assert seats.nth(0).input_value() == "human"
+    for p in range(1, seats.count()):
+        seats.nth(p).select_option("random")
+    page.click("#start")
+    page.wait_for_selector("#table svg")
+    _ready(page)
+    rng = np.random.default_rng(1)
+    clicks = 0
+    while not page.locator("#result").is_visible():
+        assert clicks < CLICKS, f"{env_id}: no end after {clicks} clicks"
+        targets = page.locator("#table .clickable, #buttons button")
+        count = targets.count()
+        assert count > 0, f"{env_id}: nothing to click while the game goes on"
+        step = page.evaluate("document.body.dataset.step")
+        target = targets.nth(int(rng.integers(count)))
+        if target.evaluate("e => e.tagName") == "BUTTON":
+            target.click()
+        else:  # a card's top left corner is visible even where the next card overlaps it
+            target.click(position={"x": 4, "y": 6})
+        page.wait_for_function(
+            f"document.body.dataset.state === 'ready' && document.body.dataset.step !== '{step}'"
+        )
+        clicks += 1
+    assert "Game over" in page.inner_text("#result")
+    assert page.locator("#table .clickable, #buttons button").count() == 0
+    assert clicks > 0 and page.locator("#log li").count() > 0
+
+
+def test_watching_agents_step_by_step_at_a_speed_and_from_any_seat(page, site):
+    _, url = site
+    _open(page, url, "super_zwierzaki_v0", "watch")
+    assert page.locator(".seat option[value=human]").count() == 0  # nobody plays a watched game
+    for p in range(page.locator(".seat").count()):
+        page.locator(".seat").nth(p).select_option("heuristic")
+    page.click("#start")
+    page.wait_for_selector("#table svg")
+    for step in (1, 2, 3):
+        page.click("#step")
+        page.wait_for_function(f"document.body.dataset.step === '{step}'")
+    assert page.locator("#log li").count() == 3
+    all_cards = _face_down(page)
+    page.select_option("#viewer", "0")
+    _ready(page)
+    assert _face_down(page) > all_cards  # seat 0 does not see the other hands
+    page.fill("#speed", "20")
+    page.dispatch_event("#speed", "input")
+    page.click("#run")
+    page.wait_for_function("Number(document.body.dataset.step) >= 12")
+    page.click("#run")  # pause
+    _ready(page)
+    paused = page.evaluate("document.body.dataset.step")
+    page.wait_for_timeout(300)  # a running timer would have moved on by now
+    assert page.evaluate("document.body.dataset.step") == paused
+
+
+def test_replaying_a_record_file_and_a_stored_game_with_the_slider(page, site):
+    _, url = site
+    page.goto(url)
+    _ready(page)
+    page.click("#tab-replay")
+    _ready(page)
+    assert page.locator("#source option").count() == 2
+    for source in ("0", "1"):
+        page.select_option("#source", source)
+        _ready(page)
+        assert "move 0 of" in page.inner_text("#step-text")
+        length = int(page.inner_text("#step-text").split(" of ")[1])
+        page.click("#forward")
+        page.wait_for_function("document.body.dataset.step === '1'")
+        assert page.locator("#log li").count() == 1
+        page.fill("#slider", str(length))
+        page.dispatch_event("#slider", "input")
+        page.wait_for_function(f"document.body.dataset.step === '{length}'")
+        assert "Game over" in page.inner_text("#result")
+        page.click("#back")
+        page.wait_for_function(f"document.body.dataset.step === '{length - 1}'")
+        assert not page.locator("#result").is_visible()
