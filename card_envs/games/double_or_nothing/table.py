@@ -44,7 +44,9 @@ def scene(game, row: np.ndarray, viewer: int | None) -> Scene:
     play = s["current_play"]
     out = Scene()
     if s["done"]:
-        head = result_line(game, row, viewer) + (" (turn limit reached)" * s["truncated"])
+        head = result_line(game, row, viewer)
+        if s["truncated"]:
+            head += " (turn limit reached)"
     else:
         task = f"beat {_play(*play)} or pass" if play else "lead"
         head = (
@@ -67,7 +69,7 @@ def scene(game, row: np.ndarray, viewer: int | None) -> Scene:
     first = viewer if viewer is not None else 0
     for p in (first, 1 - first):
         hand, deck = sum(s["hands"][p]), len(s["decks"][p])
-        label = f"{seat_name(p, viewer)}: {hand} in hand, {deck} in deck ({s['cards'][p]} cards)"
+        label = f"{seat_name(p, viewer)}: {hand} in hand, {deck} in deck, {s['cards'][p]} in all"
         out.panel(8, y, WIDTH - 16, ROW_H - 6, label, mark=p == to_act and not s["done"])
         if viewer is None or p == viewer:
             _grouped(out, y + 24, s["hands"][p])

@@ -201,7 +201,7 @@ class Surfosaurus(Game):
         return "\n".join(lines)
 
     def table(self, row: np.ndarray, viewer: int | None) -> Scene:
-        from card_envs.games.surfosaurus import table  # imported here: table uses card_id
+        from card_envs.games.surfosaurus import table  # here: table imports card_id from us
 
         return table.scene(self, row, viewer)
 

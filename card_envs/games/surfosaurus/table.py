@@ -78,6 +78,7 @@ def scene(game, row: np.ndarray, viewer: int | None) -> Scene:
         else:
             cards = [dict(down=True)] * len(hand)
         out.card_row(16, y + 24, cards, WIDTH / 2)
+        # the coconuts apart, from the row: state_dict's score2 is their sum
         for cx, value, colour, ink, name in (
             (WIDTH - 150, row[k.FULL_PTS + p], WHOLE, "#ffffff", "whole"),
             (WIDTH - 70, row[k.HALF2 + p] / 2, HALF, "#111111", "half"),
