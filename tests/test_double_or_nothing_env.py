@@ -10,20 +10,22 @@ import re
 
 import numpy as np
 import pytest
+from helpers_double_or_nothing import ENV_ID, make_env, situation
 from reference_double_or_nothing import (
     NUM_ACTIONS,
     OBS_SIZE,
     PASS,
     RefDoubleOrNothing,
     engine_order,
+    range_action,
     scale,
 )
 
 import card_envs
 from agents import make_agent
+from card_envs.core import scene
 from card_envs.games.double_or_nothing import engine as k
 
-ENV_ID = "double_or_nothing_v0"
 STATE_KEYS = {
     "num_players",
     "stage",
@@ -39,10 +41,6 @@ STATE_KEYS = {
     "done",
     "truncated",
 }
-
-
-def make_env(**config):
-    return card_envs.make(ENV_ID, **config)
 
 
 def random_action(mask: np.ndarray, rng: random.Random, p_pass: float = 0.2) -> int:
@@ -258,3 +256,70 @@ def test_agent_specs_errors():
         make_agent("nonsense", ENV_ID)
     with pytest.raises(ValueError, match="stage"):
         make_agent("heuristic", ENV_ID, stage=0)
+
+
+# --- the table (scene) ----------------------------------------------------------------------
+
+# seat 1 led 1 x 5-6 (holding three 5s, one 6, two 8s); seat 0 holds two 1s, a 3, three 4s
+# and an 8, and is to reply
+SCENE_HANDS = [[2, 0, 1, 3, 0, 0, 0, 1], [0, 0, 0, 0, 2, 0, 0, 2]]
+SCENE_TRICK = [0, 0, 0, 0, 1, 1, 0, 0]
+
+
+def scene_env():
+    env, _ = situation(hands=SCENE_HANDS, trick=SCENE_TRICK, play=(1, 5, 6), player=0)
+    return env
+
+
+def faces(s: dict, **where) -> list[dict]:
+    """The face-up cards of scene `s` with the given field values."""
+    cards = [it for it in s["items"] if it["kind"] == "card" and not it["down"]]
+    return [it for it in cards if all(it[f] == v for f, v in where.items())]
+
+
+def test_scene_groups_the_viewers_hand_by_number_and_hides_the_opponents():
+    env = scene_env()
+    s = env.game.scene(env._row, 0)
+    tops = [(it["label"], it["sub"]) for it in faces(s, mark=False) if it["sub"]]
+    assert tops == [("1", "×2"), ("3", "×1"), ("4", "×3"), ("8", "×1")]
+    assert len(faces(s, mark=False)) == 2 + 1 + 3 + 1  # a stack of each number's copies
+    assert [(it["label"], it["sub"]) for it in faces(s, mark=True)] == [("5", "×1"), ("6", "×1")]
+    down = [it for it in s["items"] if it["kind"] == "card" and it["down"]]
+    assert down and all("label" not in it for it in down)  # seat 1's hand and both decks
+    legal = np.flatnonzero(env.observe("player_0")["action_mask"])
+    assert scene.buttons(s, legal) == legal.tolist()  # ranges are buttons, not cards
+    assert s["items"][0]["text"] == "Stage 1, hand 1: you (player_0) to beat 1 × 5-6 or pass"
+    seats = [it for it in s["items"] if it["kind"] == "panel"][1:]
+    assert [(it["label"].split(":")[0], it["mark"]) for it in seats] == [
+        ("you (player_0)", True),
+        ("player_1", False),
+    ]
+
+
+def test_scene_from_the_other_seat_hides_seat_zeros_hand():
+    env = scene_env()
+    s = env.game.scene(env._row, 1)
+    assert [it["label"] for it in faces(s, mark=False) if it["sub"]] == ["5", "8"]
+    seats = [it["label"] for it in s["items"] if it["kind"] == "panel"][1:]
+    assert seats[0].startswith("you (player_1): 4 in hand") and seats[1].startswith("player_0")
+
+
+def test_scene_with_every_card_shown_puts_each_number_in_its_place():
+    env = scene_env()
+    s = env.game.scene(env._row, None)
+    tops = [it["label"] for it in faces(s, mark=False) if it["sub"]]
+    assert tops == ["1", "3", "4", "8", "5", "8"]  # seat 0's numbers, then seat 1's
+    # the 5 to beat sits above seat 1's 5s, seat 0's 8 above seat 1's: each row's leftmost
+    for label in ("5", "8"):
+        left: dict[float, float] = {}
+        for it in faces(s, label=label):
+            left[it["y"]] = min(left.get(it["y"], it["x"]), it["x"])
+        assert len(left) == 2 and len(set(left.values())) == 1, label
+
+
+def test_scene_of_a_truncated_game_is_a_draw():
+    env, _ = situation(hands=[[2, 1, 0, 0, 0, 0, 0, 0], [0] * 7 + [2]], turns=4, max_turns=5)
+    env.step(range_action(1, 1))
+    s = env.game.scene(env._row, 0)
+    assert s["items"][0]["text"] == "Game over: a draw (turn limit reached)"
+    assert not any(it["mark"] for it in s["items"] if it["kind"] == "panel")

@@ -18,11 +18,13 @@ from helpers_surfosaurus import (
     random_action,
     ref_from_env,
     step_both,
+    write_situation,
 )
-from reference_surfosaurus import card_of
+from reference_surfosaurus import ALL_CARDS, card_id, card_of
 
 import card_envs
-from card_envs.games.surfosaurus import Surfosaurus, showdown
+from card_envs.core.scene import seat_name
+from card_envs.games.surfosaurus import Surfosaurus, showdown, table
 
 
 def first_legal(env) -> int:
@@ -158,3 +160,90 @@ def test_state_dict_is_a_copy():
     s["draw_pile"].clear()
     assert len(env.state_dict()["hands"][0]) == 7
     assert len(env.state_dict()["draw_pile"]) == 84 - 12 - 21
+
+
+# --- the table (scene) ----------------------------------------------------------------------
+
+# seat 0 holds red 1 and blue 7, seat 1 three cards; this round seat 0 played green 9, seat 1
+# purple 2, then a dummy orange 8 came up: seat 0 is to act
+SCENE_HANDS = [[(0, 1), (4, 7)], [(1, 5), (2, 3), (6, 12)]]
+SCENE_DISPLAY = [(3, 9, 0), (5, 2, 1), (1, 8, -1)]
+
+
+def scene_env():
+    env = make_env(2)
+    env.reset(seed=0)
+    fixed = {c for h in SCENE_HANDS for c in h} | {(c, v) for c, v, _ in SCENE_DISPLAY}
+    rest = [c for c in ALL_CARDS if c not in fixed]
+    out = rest[:6]
+    write_situation(
+        env,
+        hands=SCENE_HANDS,
+        removed=rest[6:30],
+        draw_pile=rest[30:],
+        out_of_play=out,
+        display=SCENE_DISPLAY,
+        round=2,
+        full_points=[14, 0],
+        half2=[9, 0],
+        collected=[3, 1],
+    )
+    return env
+
+
+def cards(scene: dict, down: bool) -> list[dict]:
+    return [it for it in scene["items"] if it["kind"] == "card" and it["down"] == down]
+
+
+def test_scene_shows_the_viewers_hand_as_cards_to_play_and_hides_the_others():
+    env = scene_env()
+    scene = env.game.scene(env._row, 0)
+    hand = [it for it in cards(scene, down=False) if "actions" in it]
+    assert [it["actions"] for it in hand] == [[card_id(c)] for c in SCENE_HANDS[0]]
+    assert [it["label"] for it in hand] == ["1", "7"]
+    assert [it["colour"] for it in hand] == [table.FACES[0][0], table.FACES[4][0]]
+    # seat 1's three cards and the draw pile are face down, naming nothing
+    assert len(cards(scene, down=True)) == 3 + 1
+    assert all("label" not in it for it in cards(scene, down=True))
+    assert scene == env.game.scene(env.game.resample_hidden(env._row, 0, seed=1), 0)
+
+
+def test_scene_with_every_card_shown_opens_every_hand():
+    env = scene_env()
+    scene = env.game.scene(env._row, None)
+    hands = [it["actions"][0] for it in cards(scene, down=False) if "actions" in it]
+    assert sorted(hands) == sorted(card_id(c) for h in SCENE_HANDS for c in h)
+    assert len(cards(scene, down=True)) == 1  # the draw pile only
+
+
+def test_scene_shows_the_display_by_seat_the_turn_and_the_coconuts():
+    env = scene_env()
+    scene = env.game.scene(env._row, 1)
+    display = [it for it in cards(scene, down=False) if "actions" not in it]
+    assert [(it["label"], it["sub"]) for it in display] == [
+        ("9", "p0"),
+        ("2", "you"),
+        ("8", "dummy"),
+    ]
+    assert [it["mark"] for it in display] == [False, False, True]  # the card just turned up
+    panels = [it for it in scene["items"] if it["kind"] == "panel"]
+    seats = [it["label"].split(":")[0] for it in panels[1:]]
+    assert seats == ["you (player_1)", "player_0"]  # the viewer first
+    assert [it["mark"] for it in panels] == [False, False, True]  # seat 0 to act
+    assert panels[2]["label"].startswith("player_0: 18.5 points, 3 card(s) collected, 2 in hand")
+    # seat 1's whole and half coconut, then seat 0's: 14 whole, 9 under the half is 4.5
+    assert [it["label"] for it in scene["items"] if it["kind"] == "chip"] == ["0", "0", "14", "4.5"]
+    head = scene["items"][0]["text"]
+    assert head == "Round 3 of 6, started by player_0; player_0 to play"
+
+
+def test_scene_of_a_finished_game_names_the_winner_and_marks_no_seat():
+    env = make_env(3)
+    env.reset(seed=2)
+    while not env.state_dict()["done"]:
+        env.step(first_legal(env))
+    wins = [env.infos[a]["win"] for a in env.possible_agents]
+    (winner,) = [p for p, w in enumerate(wins) if w == 1]
+    scene = env.game.scene(env._row, 0)
+    assert scene["items"][0]["text"] == f"Game over: {seat_name(winner, 0)} won"
+    assert not any(it["mark"] for it in scene["items"] if it["kind"] == "panel")

@@ -10,7 +10,8 @@ from card_envs.core import layout
 from card_envs.core.combos import range_copies, range_strength
 from card_envs.core.config import Option
 from card_envs.core.engine import Game, run_policy
-from card_envs.games.double_or_nothing import batched
+from card_envs.core.scene import Scene
+from card_envs.games.double_or_nothing import batched, table
 from card_envs.games.double_or_nothing import engine as k
 from card_envs.games.double_or_nothing.heuristic import computer_actions, heuristic_actions
 
@@ -171,6 +172,9 @@ class DoubleOrNothing(Game):
                 f"deck {len(s['decks'][other])}",
             ]
         )
+
+    def table(self, row: np.ndarray, viewer: int | None) -> Scene:
+        return table.scene(self, row, viewer)
 
     def action_name(self, action: int) -> str:
         return action_name(action)

@@ -10,6 +10,7 @@ import numpy as np
 from card_envs.core import combos, layout
 from card_envs.core.config import Option
 from card_envs.core.engine import Game, run_policy
+from card_envs.core.scene import Scene
 from card_envs.games.surfosaurus import batched
 from card_envs.games.surfosaurus import engine as k
 from card_envs.games.surfosaurus.heuristic import heuristic_actions
@@ -198,6 +199,11 @@ class Surfosaurus(Game):
         hand = ", ".join(f"{COLOUR_NAMES[c]} {v}" for c, v in s["hands"][seat])
         lines.append(f"  your hand: {hand}")
         return "\n".join(lines)
+
+    def table(self, row: np.ndarray, viewer: int | None) -> Scene:
+        from card_envs.games.surfosaurus import table  # here: table imports card_id from us
+
+        return table.scene(self, row, viewer)
 
     def action_name(self, action: int) -> str:
         return card_name(action)
