@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import gymnasium
 import numpy as np
+import pytest
+from moviepy.video.io.VideoFileClip import VideoFileClip
 from PIL import ImageColor
 
+import card_envs
 from card_envs.core import raster
 from card_envs.core.scene import BACK, BACK_LINE, EDGE, FELT, MARK, Scene
+from card_envs.testing.checks import check_picture
+from card_envs.wrappers import SingleAgentEnv
 
 
 def rgb(colour: str) -> tuple[int, int, int]:
@@ -123,3 +129,52 @@ def test_fonts_are_loaded_once_per_size_and_weight():
     assert raster.font(13) is raster.font(13)
     assert raster.font(13) is not raster.font(13, bold=True)
     assert raster.font(13).size == 13 and raster.font(18, bold=True).size == 18
+
+
+# --- render_mode="rgb_array" in the envs -------------------------------------------------------
+
+
+def play(env: gymnasium.Env, steps: int) -> list[np.ndarray]:
+    """The frames of the first legal action played `steps` times (or to the episode's end)."""
+    env.reset(seed=0)
+    frames = [env.render()]
+    for _ in range(steps):
+        _, _, term, trunc, _ = env.step(int(np.flatnonzero(env.unwrapped.action_masks())[0]))
+        frames.append(env.render())
+        if term or trunc:
+            break
+    return frames
+
+
+@pytest.mark.parametrize("env_id", card_envs.env_ids())
+def test_every_gymnasium_env_draws_its_table_for_a_video(env_id):
+    """Each single-agent env (its own, or a multi-agent game's learner view) renders pictures
+    of one size, and tells RecordVideo its frame rate."""
+    env = gymnasium.make(card_envs.gym_id(env_id), render_mode="rgb_array")
+    assert env.metadata["render_fps"] > 0
+    frames = [check_picture(f, env_id) for f in play(env, 6)]
+    assert len({f.shape for f in frames}) == 1
+    assert any((f != frames[0]).any() for f in frames)
+
+
+def test_the_learner_view_shows_the_end_of_its_game_after_the_last_step():
+    """The batched engine deals the next game at once; the last render is still of the end."""
+    env = SingleAgentEnv("no_thanks_v0", seed=4, render_mode="ansi")
+    play(env, 1000)
+    assert env.render().startswith("Game over")
+    env.reset()
+    assert not env.render().startswith("Game over")
+
+
+def test_record_video_writes_an_episode_of_the_learner_view(tmp_path):
+    env = SingleAgentEnv("no_thanks_v0", seed=2, num_players=3, render_mode="rgb_array")
+    recorder = gymnasium.wrappers.RecordVideo(
+        env, str(tmp_path / "videos"), episode_trigger=lambda episode: True, name_prefix="no_thanks"
+    )
+    frames = play(recorder, 1000)
+    recorder.close()
+    video = VideoFileClip(str(tmp_path / "videos" / "no_thanks-episode-0.mp4"))
+    assert video.fps == env.metadata["render_fps"]
+    assert video.size == [frames[0].shape[1], frames[0].shape[0]]
+    assert video.duration == pytest.approx(len(frames) / video.fps, abs=0.6)
+    video.close()
