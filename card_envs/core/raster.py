@@ -25,7 +25,8 @@ Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
 
 @cache
 def font(size: int, bold: bool = False) -> Font:
-    """DejaVu Sans (bold) at `size` pixels, loaded once per size."""
+    """DejaVu Sans (or its bold) at `size` pixels, loaded once per size and weight; Pillow's
+    default font if matplotlib's font files are missing."""
     path = _FONTS / ("DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf")
     if path.exists():
         return ImageFont.truetype(str(path), size)
