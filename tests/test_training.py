@@ -107,6 +107,8 @@ BASE = {"env": "no_thanks_v0", "total_timesteps": 1000}
             "rummidrez_solo_v0 has one seat: it takes no opponents pool",
         ),
         ({"time_limit_minutes": 0}, "time_limit_minutes=0 must be a number"),
+        ({"video_episodes": -1}, "video_episodes=-1 must be an int >= 0"),
+        ({"video_episodes": 1.5}, "video_episodes=1.5 must be an int >= 0"),
     ],
 )
 def test_bad_config_values_are_named_with_what_is_allowed(change, message):
@@ -299,6 +301,36 @@ def test_cli_train_and_its_errors(tmp_path, capsys):
     with pytest.raises(SystemExit):
         cli_main(["train", "--config", str(path), "--resume", "--restart"])
     assert "exclude each other" in capsys.readouterr().err
+
+
+# --- videos ---------------------------------------------------------------------------------
+def test_video_episodes_save_the_trained_agents_games_as_videos(tmp_path):
+    from moviepy.video.io.VideoFileClip import VideoFileClip
+
+    cfg = parse_config(tiny({"env": "no_thanks_v0", "name": "nt", "video_episodes": 2}, tmp_path))
+    results = train(cfg, echo=lambda _: None)
+    assert results["videos"] == ["videos/nt-episode-0.mp4", "videos/nt-episode-1.mp4"]
+    assert sorted(p.name for p in (tmp_path / "run" / "videos").iterdir()) == [
+        "nt-episode-0.mp4",
+        "nt-episode-1.mp4",
+    ]
+    video = VideoFileClip(str(tmp_path / "run" / results["videos"][0]))
+    assert video.size[0] == 960 and video.duration >= 5  # a game of 3 players: 10+ moves
+    video.close()
+    assert parse_config({**BASE}).video_episodes == 0  # by default no video
+
+
+def test_video_episodes_without_moviepy_fail_before_training(tmp_path, monkeypatch):
+    import importlib.util
+
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name: None if name == "moviepy" else find_spec(name)
+    )
+    cfg = parse_config(tiny({"env": "no_thanks_v0", "video_episodes": 1}, tmp_path))
+    with pytest.raises(ImportError, match="video_episodes=1 needs moviepy"):
+        train(cfg, echo=lambda _: None)
+    assert not (tmp_path / "run").exists()
 
 
 # --- imitation ------------------------------------------------------------------------------

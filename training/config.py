@@ -36,6 +36,7 @@ evaluation:
   workers: 1                    # processes for the evaluation games
   runs: 0                       # double_or_nothing: runs of double_or_nothing_run_v0 too
 checkpoint_every: 1_000_000
+video_episodes: 2               # optional (default 0): the trained agent's games as videos/
 imitation:                      # optional warm start before PPO (training/imitation.py)
   teacher: heuristic            # the agent whose moves the policy first learns
   samples: 1_000_000            # its decisions in self-play
@@ -128,6 +129,7 @@ class TrainConfig:
     eval_runs: int
     checkpoint_every: int
     imitation: ImitationSettings | None = None
+    video_episodes: int = 0
 
     @property
     def uses_self_play(self) -> bool:
@@ -138,8 +140,8 @@ class TrainConfig:
 
     def fingerprint(self) -> str:
         """What decides how the model trains: resuming checks it is unchanged (the length
-        of the run, its time limit and where it is written may change)."""
-        loose = ("time_limit_minutes", "total_timesteps", "out")
+        of the run, its time limit, where it is written and its videos may change)."""
+        loose = ("time_limit_minutes", "total_timesteps", "out", "video_episodes")
         keep = {k: v for k, v in self.as_dict().items() if k not in loose}
         blob = json.dumps(keep, sort_keys=True, default=str)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
@@ -160,6 +162,7 @@ TOP_KEYS = {
     "evaluation": "mapping: every, games, final_games, against, workers, runs",
     "checkpoint_every": "positive int: steps between checkpoints",
     "imitation": "mapping: teacher, samples, epochs, batch_size, learning_rate (optional)",
+    "video_episodes": "int >= 0: episodes of the trained agent saved as videos",
 }
 OPPONENT_KEYS = {"pool": "", "snapshot_every": "", "snapshots": ""}
 EVAL_KEYS = {"every": "", "games": "", "final_games": "", "against": "", "workers": "", "runs": ""}
@@ -311,6 +314,7 @@ def parse_config(raw: Any, source: str = "config", default_name: str = "training
             source, "checkpoint_every", raw.get("checkpoint_every", 1_000_000)
         ),
         imitation=_imitation(f"{source}: imitation", raw.get("imitation"), env_id, config),
+        video_episodes=_check.int(source, "video_episodes", raw.get("video_episodes", 0), low=0),
     )
 
 

@@ -44,6 +44,7 @@ class Paths:
         self.results = out / "results.json"
         self.curve = out / "learning_curve.png"
         self.tensorboard = out / "tensorboard"
+        self.videos = out / "videos"
 
 
 def append_rows(path: Path, columns: list[str], rows: list[dict]) -> None:

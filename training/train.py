@@ -7,7 +7,8 @@ The learner plays one rotating seat of `num_envs` games stepped together by the 
 engine (`SingleAgentVecEnv`); the other seats draw their agent per game from the pool
 (scripted agents and frozen snapshots of the learner). Output in the config's `out`:
 `model.zip`, `results.json` (final evaluation, targets, throughput, where the time went),
-`evaluations.csv`, `training.csv`, `tensorboard/`, `learning_curve.png`, `checkpoints/`.
+`evaluations.csv`, `training.csv`, `tensorboard/`, `learning_curve.png`, `checkpoints/`, and
+with `video_episodes` that many games of the trained agent in `videos/`.
 `--resume` continues from the last checkpoint; `--ship` copies the model into the package
 (`card_envs/models/<env_id>.zip`), where the agent spec `ppo` finds it.
 """
@@ -85,7 +86,9 @@ def train(
         keep_rows_until,
     )
     from training.opponents import OpponentPool
+    from training.video import record_videos, require_moviepy
 
+    require_moviepy(config)
     t_start = time.perf_counter()
     torch.set_num_threads(config.torch_threads)
     paths = Paths(Path(config.out))
@@ -163,6 +166,7 @@ def train(
             RUN_ENVS[config.env], "computer", config.eval_runs,
             seed=config.seed + FINAL_EVAL_SEED_OFFSET,
         ).mean_return  # fmt: skip
+    videos = record_videos(config, model.policy, paths.videos) if config.video_episodes else []
     steps = model.num_timesteps - start_steps
     split = monitor.time_split() if remaining > 0 else {}
     results = {
@@ -182,6 +186,7 @@ def train(
         "final_evaluation": rows,
         "computer_games_won_per_run": baseline,
         "targets": targets(config, rows, baseline),
+        "videos": [str(v.relative_to(paths.out)) for v in videos],
     }
     defaults = make_game(config.env).config
     changed = {k: v for k, v in config.config.items() if v != defaults.get(k)}
@@ -218,6 +223,8 @@ def summary(results: dict) -> str:
         lines.append(f"  computer baseline: {results['computer_games_won_per_run']:.3f} per run")
     for t in results["targets"]:
         lines.append(f"  target {t['target']}: {'met' if t['met'] else 'NOT met'}")
+    if results["videos"]:
+        lines.append("  videos: " + ", ".join(results["videos"]))
     if results["time_split_s"]:
         lines.append(
             "  time (s): " + ", ".join(f"{k} {v}" for k, v in results["time_split_s"].items())

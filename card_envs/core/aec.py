@@ -14,11 +14,12 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from card_envs.core import layout
+from card_envs.core import layout, raster
 from card_envs.core.engine import Game
 from card_envs.core.spaces import as_action
 
 ILLEGAL_ACTION_MODES = ("raise", "penalize")
+RENDER_FPS = 2  # a recorded video (Gymnasium's RecordVideo) shows two moves a second
 
 
 def check_illegal_action_mode(mode: str) -> None:
@@ -34,10 +35,30 @@ def check_modes(render_mode: str | None, render_modes: list[str], illegal_action
     check_illegal_action_mode(illegal_action)
 
 
+def render_row(
+    game: Game, row: np.ndarray, seat: int, render_mode: str | None
+) -> str | np.ndarray | None:
+    """What every env's `render()` returns: `row` from `seat`'s side, as text ("ansi",
+    "human") or as a picture ("rgb_array", height x width x 3 uint8); without a render mode
+    a warning and None, as Gymnasium's envs do."""
+    if render_mode is None:
+        gymnasium.logger.warn(
+            "render() called without a render_mode; pass one of metadata['render_modes']"
+        )
+        return None
+    if render_mode == "rgb_array":
+        return raster.draw(game.scene(row, seat))
+    return game.render(row, seat)
+
+
 class CardEnv(AECEnv):
     """PettingZoo AEC env over a game engine (see `card_envs.make`)."""
 
-    metadata = {"render_modes": ["ansi", "human"], "is_parallelizable": False}
+    metadata = {
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "render_fps": RENDER_FPS,
+        "is_parallelizable": False,
+    }
 
     def __init__(
         self, game: Game, render_mode: str | None = None, illegal_action: str = "raise"
@@ -198,18 +219,15 @@ class CardEnv(AECEnv):
             self._kernels.observe_kernel(self._row, seat, out[seat * size : (seat + 1) * size])
         return out
 
-    def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn(
-                "render() called without a render_mode; pass render_mode='ansi' or 'human'"
-            )
-            return None
-        self._require_started()
-        text = self.game.render(self._row, int(self._row[layout.PLAYER]))
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+    def render(self) -> str | np.ndarray | None:
+        """The table from the acting seat's side (see `render_row`); "human" prints it."""
+        if self.render_mode is not None:
+            self._require_started()
+        out = render_row(self.game, self._row, int(self._row[layout.PLAYER]), self.render_mode)
+        if self.render_mode != "human":
+            return out
+        print(out)
+        return None
 
     def close(self) -> None:
         pass

@@ -312,14 +312,19 @@ def check_state_dict(env_id: str, config: Config, seed: int = 11) -> None:
 
 
 def check_render(env_id: str, config: Config, seed: int = 5) -> None:
-    """ansi returns text at every step, human prints it, no mode warns and returns None."""
+    """ansi returns text at every step, human prints it, rgb_array returns a picture (see
+    `check_picture`) of one size all game that changes over it, no mode warns and returns
+    None."""
     where = _where(env_id, config)
     text_env = make(env_id, render_mode="ansi", **config)
     human = make(env_id, render_mode="human", **config)
+    picture = make(env_id, render_mode="rgb_array", **config)
     plain = make(env_id, **config)
+    envs = (text_env, human, picture, plain)
     rng = np.random.default_rng(seed)
-    for env in (text_env, human, plain):
+    for env in envs:
         env.reset(seed=seed)
+    first = check_picture(picture.render(), where)
     while _live(text_env):
         text = text_env.render()
         assert isinstance(text, str) and text.strip(), f"{where}: ansi render {text!r}"
@@ -327,15 +332,30 @@ def check_render(env_id: str, config: Config, seed: int = 5) -> None:
         with redirect_stdout(out):
             assert human.render() is None
         assert out.getvalue().strip() == text, f"{where}: human render differs from ansi"
+        frame = check_picture(picture.render(), where)
+        # a video (Gymnasium's RecordVideo) needs frames of one size
+        assert frame.shape == first.shape, f"{where}: frames of {first.shape} and {frame.shape}"
         action = _random_action(text_env, rng)
         with redirect_stdout(io.StringIO()):
-            for env in (text_env, human, plain):
+            for env in envs:
                 env.step(action)
     assert isinstance(text_env.render(), str), f"{where}: no text at the end"
+    last = check_picture(picture.render(), where)
+    assert last.shape == first.shape and (last != first).any(), f"{where}: the picture is still"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         assert plain.render() is None
     assert any("render_mode" in str(w.message) for w in caught), f"{where}: no warning"
+
+
+def check_picture(frame: Any, where: str) -> np.ndarray:
+    """`frame` is an rgb_array render: a height x width x 3 uint8 array showing something
+    (more than a few colours: not a blank table)."""
+    ok = isinstance(frame, np.ndarray) and frame.ndim == 3 and frame.shape[2] == 3
+    assert ok and frame.dtype == np.uint8, f"{where}: rgb_array render {type(frame)}"
+    packed = (frame[::2, ::2].astype(np.int32) << [16, 8, 0]).sum(axis=2)
+    assert len(np.unique(packed)) > 8, f"{where}: a blank picture"
+    return frame
 
 
 def check_scene(env_id: str, config: Config, seed: int = 9) -> None:

@@ -9,7 +9,7 @@ import gymnasium
 import numpy as np
 
 from agents import Agent
-from card_envs.core.aec import check_illegal_action_mode
+from card_envs.core.aec import RENDER_FPS, check_modes, render_row
 from card_envs.core.spaces import LegalSampling, as_action
 from card_envs.wrappers.learner import LearnerSeats
 
@@ -20,10 +20,11 @@ class SingleAgentEnv(LegalSampling, gymnasium.Env):
     Observations are the game's observation vector; `info["action_mask"]` and
     `action_masks()` give the legal actions. Rewards are the learner seat's rewards. An
     illegal action raises, or with `illegal_action="penalize"` gives -1 and ends the episode
-    (what Gymnasium's env checker, which samples unmasked actions, expects).
+    (what Gymnasium's env checker, which samples unmasked actions, expects). `render()` shows
+    the table from the learner's seat, the end of the game after the episode's last step.
     """
 
-    metadata = {"render_modes": []}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": RENDER_FPS}
 
     def __init__(
         self,
@@ -32,11 +33,15 @@ class SingleAgentEnv(LegalSampling, gymnasium.Env):
         seat: int | str = "rotate",
         seed: int | None = None,
         illegal_action: str = "raise",
+        render_mode: str | None = None,
         **config: Any,
     ) -> None:
-        check_illegal_action_mode(illegal_action)
+        check_modes(render_mode, self.metadata["render_modes"], illegal_action)
         self.illegal_action = illegal_action
+        self.render_mode = render_mode
         self._driver = LearnerSeats.create(env_id, 1, opponents, seat, seed, **config)
+        self._driver.keep_final_rows = render_mode is not None
+        self._ended_seat: int | None = None  # the learner's seat in the game just ended
         self._venv = self._driver.venv
         self.observation_space = self._driver.observation_space()
         self.action_space = self._legal_action_space(self._venv.num_actions)
@@ -46,6 +51,7 @@ class SingleAgentEnv(LegalSampling, gymnasium.Env):
         super().reset(seed=seed)
         self._driver.reset(self._seed if seed is None else seed)
         self._seed = None  # later resets continue the env's own random stream
+        self._ended_seat = None
         return self._venv.observations[0].copy(), self._info()
 
     def step(self, action: int):
@@ -57,8 +63,10 @@ class SingleAgentEnv(LegalSampling, gymnasium.Env):
             return self._venv.observations[0].copy(), -1.0, True, False, {"illegal_action": True}
         rewards, terminated, truncated, infos = self._driver.step([a])
         info = infos[0]
+        self._ended_seat = None
         if terminated[0] or truncated[0]:
             obs = info.pop("terminal_observation")
+            self._ended_seat = info["seat"]
         else:
             obs = self._venv.observations[0].copy()
             info = self._info()
@@ -67,6 +75,13 @@ class SingleAgentEnv(LegalSampling, gymnasium.Env):
     def describe_action(self, action: int) -> str:
         """The learner's `action` in words, in the current position (`Game.describe_action`)."""
         return self._venv.game.describe_action(self._venv.states[0], action)
+
+    def render(self) -> str | np.ndarray | None:
+        """The table from the learner's seat (see `render_row`)."""
+        row, seat = self._venv.states[0], int(self._driver.seat[0])
+        if self._ended_seat is not None:
+            row, seat = self._driver.final_rows[0], self._ended_seat
+        return render_row(self._venv.game, row, seat, self.render_mode)
 
     def action_masks(self) -> np.ndarray:
         return self._venv.action_masks[0].astype(bool)

@@ -86,6 +86,11 @@ class LearnerSeats:
         self._rng = np.random.default_rng(seed)
         # wall time spent in the engine and in the opponents' act_batch (training reports it)
         self.seconds = {"engine": 0.0, "opponents": 0.0}
+        # with `keep_final_rows`, final_rows[i] is the last position of instance i's latest
+        # finished game (the engine has already dealt the next one): a picture of the end
+        self.keep_final_rows = False
+        self.final_rows = np.zeros_like(venv.states)
+        self._scratch_rewards = np.zeros(n, dtype=np.float32)
         self._weights: np.ndarray | None = None
         if pool_weights is None:
             if len(opponents) != n - 1:
@@ -176,11 +181,15 @@ class LearnerSeats:
     def _engine_step(self, actions: np.ndarray, ended: np.ndarray, infos: list[dict] | None):
         venv = self.venv
         seat_before = self.seat.copy()
+        before = venv.states.copy() if self.keep_final_rows else None
         t0 = time.perf_counter()
         _, _, rew, term, trunc = venv.step(actions)
         self.seconds["engine"] += time.perf_counter() - t0
+        over = np.flatnonzero(term | trunc)
+        if before is not None:
+            self._replay_ends(before, actions, over)
         self._pending += rew[np.arange(venv.num_envs), seat_before]
-        for i in np.flatnonzero(term | trunc):
+        for i in over:
             if ended[i] or infos is None:  # a game the learner never acted in: not its episode
                 self._pending[i] -= rew[i, seat_before[i]]
                 continue
@@ -193,10 +202,16 @@ class LearnerSeats:
                 "seat": int(s),
                 "truncated": bool(trunc[i]),
             }
-        over = np.flatnonzero(term | trunc)
         if self.rotate:
             self.seat[over] = (self.seat[over] + 1) % venv.num_players
         self._draw_opponents(over)
+
+    def _replay_ends(self, before: np.ndarray, actions: np.ndarray, over: np.ndarray) -> None:
+        """The finished games' last positions: their last action again on the rows from before
+        the step (a row holds its random stream, so the replay is the game's own step)."""
+        for i in over:
+            self.final_rows[i] = before[i]
+            type(self.venv.game).step_kernel(self.final_rows[i], actions[i], self._scratch_rewards)
 
     def _advance(self, ended: np.ndarray, infos: list[dict] | None) -> None:
         """Let the opponents move until every instance waits for the learner."""

@@ -14,7 +14,7 @@ import gymnasium
 import numpy as np
 
 from card_envs.core import layout, rng
-from card_envs.core.aec import check_modes
+from card_envs.core.aec import RENDER_FPS, check_modes, render_row
 from card_envs.core.config import Option, resolve
 from card_envs.core.spaces import LegalSampling, as_action
 from card_envs.games.double_or_nothing import engine as k
@@ -33,7 +33,7 @@ OPTIONS = {
 class DoubleOrNothingRun(LegalSampling, gymnasium.Env):
     """Gymnasium env; `action_masks()` makes it usable by MaskablePPO directly."""
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": RENDER_FPS}
     env_id = "double_or_nothing_run_v0"
     agent_env = "double_or_nothing_v0"  # same observations and actions: its agents play here
 
@@ -136,8 +136,5 @@ class DoubleOrNothingRun(LegalSampling, gymnasium.Env):
     def _sample_mask(self) -> np.ndarray:
         return self.action_masks()
 
-    def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without render_mode='ansi'")
-            return None
-        return self._games[self._stage - 1].render(self._row, AGENT)
+    def render(self) -> str | np.ndarray | None:
+        return render_row(self._games[self._stage - 1], self._row, AGENT, self.render_mode)

@@ -22,7 +22,7 @@ import gymnasium
 import numpy as np
 
 from card_envs.core import layout
-from card_envs.core.aec import check_modes
+from card_envs.core.aec import RENDER_FPS, check_modes, render_row
 from card_envs.core.engine import Game
 from card_envs.core.spaces import LegalSampling, as_action
 from card_envs.games.rummidrez import engine as k
@@ -38,7 +38,7 @@ class RummidrezSoloEnv(LegalSampling, gymnasium.Env):
     `info` carries `cards_drawn` and `opened`; at the end also `score` (the solo score to
     lower) and `hand_empty` (the game was finished, not lost to an empty deck)."""
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": RENDER_FPS}
     env_id = "rummidrez_solo_v0"
     # no multi-agent twin: agents (`heuristic`, `ppo`) are built for this env's own Game,
     # which `registry.make_game(env_id)` returns (`game_type`)
@@ -124,8 +124,5 @@ class RummidrezSoloEnv(LegalSampling, gymnasium.Env):
             raise RuntimeError(f"{self.env_id}: call reset() before state_dict()")
         return self.game.state_dict(self._row)
 
-    def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without render_mode='ansi'")
-            return None
-        return self.game.render(self._row, SEAT)
+    def render(self) -> str | np.ndarray | None:
+        return render_row(self.game, self._row, SEAT, self.render_mode)
