@@ -69,3 +69,16 @@ def start_app(records=(), stores=(), sessions: Sessions | None = None):
     app = App(Sources(list(records), list(stores)), sessions)
     server, url = serve_in_thread(app)
     return app, server, Client(url)
+
+
+def click_move(page, target) -> None:
+    """Click a move on the page (a button, or a card by its top left corner, which stays
+    visible where the next card overlaps it) and wait for the answer to be drawn."""
+    step = page.evaluate("document.body.dataset.step")
+    if target.evaluate("e => e.tagName") == "BUTTON":
+        target.click()
+    else:
+        target.click(position={"x": 4, "y": 6})
+    page.wait_for_function(
+        f"document.body.dataset.state === 'ready' && document.body.dataset.step !== '{step}'"
+    )

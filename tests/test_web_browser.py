@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import Page, sync_playwright
 
 from card_envs.registry import multi_agent_env_ids
-from tests.helpers_web import SHORT, recorded_tournament, start_app
+from tests.helpers_web import SHORT, click_move, recorded_tournament, start_app
 
 CLICKS = 3000  # more than any SHORT game takes
 
@@ -86,15 +86,7 @@ def test_a_person_plays_a_whole_game_by_clicking(page, site, env_id):
         targets = page.locator("#table .clickable, #buttons button")
         count = targets.count()
         assert count > 0, f"{env_id}: nothing to click while the game goes on"
-        step = page.evaluate("document.body.dataset.step")
-        target = targets.nth(int(rng.integers(count)))
-        if target.evaluate("e => e.tagName") == "BUTTON":
-            target.click()
-        else:  # a card's top left corner is visible even where the next card overlaps it
-            target.click(position={"x": 4, "y": 6})
-        page.wait_for_function(
-            f"document.body.dataset.state === 'ready' && document.body.dataset.step !== '{step}'"
-        )
+        click_move(page, targets.nth(int(rng.integers(count))))
         clicks += 1
     assert "Game over" in page.inner_text("#result")
     assert page.locator("#table .clickable, #buttons button").count() == 0
