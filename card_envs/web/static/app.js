@@ -337,7 +337,7 @@ async function start() {
   page.look = data.look;
   page.records = records;
   $("game").replaceChildren(...page.games.map((g) => new Option(g.title, g.env_id)));
-  const wanted = new URLSearchParams(location.search).get("game");
+  const wanted = new URLSearchParams(location.search).get("game") || "no_thanks_v0";
   if (page.games.some((g) => g.env_id === wanted)) $("game").value = wanted;
   $("game").addEventListener("change", drawOptions);
   for (const tab of document.querySelectorAll(".tab")) {
