@@ -250,20 +250,26 @@ def test_closing_a_game_frees_it(app):
     assert client.json("GET", f"/api/matches/{data['id']}")[0] == 404
 
 
-def test_games_left_idle_or_beyond_the_limit_are_dropped():
+def test_games_left_idle_finished_or_beyond_the_limit_are_dropped():
     now = [0.0]
-    sessions = Sessions(idle=100, limit=3, clock=lambda: now[0])
+    sessions = Sessions(idle=100, ended_idle=10, limit=3, clock=lambda: now[0])
     keys = [sessions.add(Match.new("no_thanks_v0", {}, ["random"] * 3)) for _ in range(3)]
     now[0] = 60
     sessions.get(keys[0])  # asked about: stays
     now[0] = 120
     assert len(sessions) == 1  # the two left since 0 are gone
-    sessions.get(keys[0])
-    more = [sessions.add(Match.new("no_thanks_v0", {}, ["random"] * 3)) for _ in range(3)]
+    finished = sessions.get(keys[0])
+    while not finished.over:
+        finished.step_agent()
+    now[0] = 125
+    assert len(sessions) == 1  # a finished game stays a little, to be looked at
+    now[0] = 130
+    assert len(sessions) == 0
+    more = [sessions.add(Match.new("no_thanks_v0", {}, ["random"] * 3)) for _ in range(4)]
     assert len(sessions) == 3  # the limit: the least recently asked about went first
     with pytest.raises(ValueError, match="no game"):
-        sessions.get(keys[0])
-    assert all(sessions.get(k) for k in more)
+        sessions.get(more[0])
+    assert all(sessions.get(k) for k in more[1:])
 
 
 def test_the_server_listens_on_localhost_by_default():

@@ -1,9 +1,10 @@
 """The matches the server holds, each under a random id, freed when they end or are left.
 
-A page closes its match when it leaves (the browser sends a close request), but a tab that
-crashes or a laptop that sleeps sends nothing: a match nobody asked about for `idle`
-seconds is dropped, and past `limit` matches the one asked about least recently goes. The
-clock is injectable so the tests decide when time passes.
+A page closes its match when it leaves or deals again (the browser sends a close request),
+but a tab that crashes or a laptop that sleeps sends nothing: a match nobody asked about
+for `idle` seconds is dropped, a finished one after `ended_idle` seconds (time to look at
+the end from another seat), and past `limit` matches the one asked about least recently
+goes. The clock is injectable so the tests decide when time passes.
 """
 
 from __future__ import annotations
@@ -19,9 +20,14 @@ from card_envs.web.match import Match, MatchError
 
 class Sessions:
     def __init__(
-        self, idle: float = 1800.0, limit: int = 64, clock: Callable[[], float] = time.monotonic
+        self,
+        idle: float = 1800.0,
+        ended_idle: float = 120.0,
+        limit: int = 64,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.idle = idle
+        self.ended_idle = ended_idle
         self.limit = limit
         self.clock = clock
         self._matches: OrderedDict[str, tuple[Match, float]] = OrderedDict()  # least recent first
@@ -57,8 +63,6 @@ class Sessions:
 
     def _sweep(self) -> None:
         now = self.clock()
-        while self._matches:
-            key, (_, seen) = next(iter(self._matches.items()))
-            if now - seen < self.idle:
-                break
-            del self._matches[key]
+        for key, (match, seen) in list(self._matches.items()):
+            if now - seen >= (self.ended_idle if match.over else self.idle):
+                del self._matches[key]
