@@ -19,7 +19,7 @@ import reference_rummidrez as ref
 from reference_rummidrez import full_deck, group_is_valid
 
 import card_envs
-from card_envs.core import layout
+from card_envs.core import layout, scene
 from card_envs.core.config import ConfigError
 from card_envs.games.rummidrez import card_name
 from card_envs.games.rummidrez import engine as k
@@ -975,3 +975,89 @@ def test_state_dicts_tell_apart_states_that_play_on_differently():
         for f in (0, 1)
     ]
     assert firsts[0].state_dict() != firsts[1].state_dict()
+
+
+# --- the table drawn (`Game.scene`) --------------------------------------------------------------
+def panel_cards(scene: dict, label: str) -> list[dict]:
+    """The cards inside the panel whose label starts with `label`, left to right."""
+    panel = next(
+        it for it in scene["items"] if it["kind"] == "panel" and it["label"].startswith(label)
+    )
+    return [
+        it
+        for it in scene["items"]
+        if it["kind"] == "card" and panel["y"] <= it["y"] < panel["y"] + panel["h"]
+    ]
+
+
+def marked_panels(scene: dict) -> list[str]:
+    return [it["label"] for it in scene["items"] if it["kind"] == "panel" and it["mark"]]
+
+
+def test_the_table_shows_the_own_hand_with_its_actions_and_hides_the_others():
+    env = situation(
+        {"num_players": 3},
+        hands=["P1 K5 N", "J9 Q1", "R8"],
+        known=["", "Q1", ""],
+        table="R3 Q3 J3",
+        opened=(1,),
+        discard="P5 K2 B3",
+        phase="draw",
+    )
+    s = env.game.scene(env._row, 0)
+    mine = panel_cards(s, "you (player_0): 3 card(s), not opened")
+    assert [c["label"] for c in mine] == ["P1", "K5", "N"]
+    assert [c["actions"] for c in mine] == [[k.PLACE + c, k.DISCARD + c] for c in C("P1 K5 N")]
+    # seat 1: the Q1 everyone saw it take, one card face down; seat 2: one face down
+    theirs = panel_cards(s, "player_1: 2 card(s), opened")
+    assert [c.get("label") for c in theirs] == ["Q1", None] and theirs[1]["down"]
+    assert [c["down"] for c in panel_cards(s, "player_2: 1 card(s)")] == [True]
+    assert marked_panels(s) == ["you (player_0): 3 card(s), not opened"]
+    # the discard pile, bottom to top: a click takes the card and every card above it
+    pile = [it for it in s["items"] if it.get("actions", [-1])[0] in range(k.TAKE, k.PLACE)]
+    assert [(c["label"], c["actions"], c["mark"]) for c in pile] == [
+        ("P5", [take(3)], False),
+        ("K2", [take(2)], False),
+        ("B3", [take(1)], True),
+    ]
+    labels = [it.get("label") for it in s["items"] if it["kind"] == "card"]
+    assert ["R3", "Q3", "J3"] == labels[labels.index("R3") : labels.index("R3") + 3]
+    assert scene.buttons(s, legal(env)) == [k.DRAW]  # every take is a card of the pile
+    # seat 1 sees its own hand and not seat 0's; with every card shown, all hands are open
+    assert [c.get("label") for c in panel_cards(env.game.scene(env._row, 1), "player_0")] == [
+        None
+    ] * 3
+    everything = env.game.scene(env._row, None)
+    assert [c["label"] for c in panel_cards(everything, "player_1")] == ["Q1", "J9"]
+    assert [c["label"] for c in panel_cards(everything, "player_2")] == ["R8"]
+
+
+def test_the_table_in_the_meld_and_discard_phases():
+    """Placed cards show marked in a panel of their own; a hand card is placed in the meld
+    phase and discarded in the discard phase (the same click); UNDO and END_MELD are buttons."""
+    env = situation(
+        hands=["P1 P2 P3 K7", "Q5"], table="J1 J2 J3", opened=(0, 1), placed="", rest="draw"
+    )
+    play(env, *place("P1 P2"))
+    s = env.game.scene(env._row, 0)
+    assert [(c["label"], c["mark"]) for c in panel_cards(s, "Placed this turn by you")] == [
+        ("P1", True),
+        ("P2", True),
+    ]
+    clicks = scene.clickable(s, legal(env))
+    mine = panel_cards(clicks, "you (player_0)")
+    assert [c["label"] for c in mine] == ["P3", "K7"]
+    assert [c["action"] for c in mine] == place("P3 K7")
+    assert scene.buttons(s, legal(env)) == [k.UNDO]  # P1 P2 alone make no group
+    play(env, *place("P3"), k.END_MELD)
+    clicks = scene.clickable(env.game.scene(env._row, 0), legal(env))
+    assert [c["action"] for c in panel_cards(clicks, "you (player_0)")] == [discard("K7")]
+    assert "Placed this turn" not in str(env.game.scene(env._row, 0))
+
+
+def test_the_table_at_the_end_names_the_winner():
+    env = situation(hands=["P4", "Q5 Q6"], table="P1 P2 P3", opened=(0,), phase="discard")
+    play(env, discard("P4"))
+    s = env.game.scene(env._row, 1)
+    assert s["items"][0]["text"] == "Game over: player_0 wins with 2 point(s)"
+    assert marked_panels(s) == []

@@ -20,7 +20,7 @@ from gymnasium.utils.env_checker import check_env
 
 import card_envs
 from agents import make_agent
-from card_envs.core import layout
+from card_envs.core import layout, scene
 from card_envs.core.config import ConfigError
 from card_envs.evaluation import evaluate_episodes
 from card_envs.games.rummidrez import (
@@ -258,6 +258,25 @@ def test_state_dict_and_render():
         warnings.simplefilter("always")
         assert fresh().render() is None
     assert any("render_mode" in str(w.message) for w in caught)
+
+
+def test_the_table_shows_the_hand_the_table_and_the_draw_pile():
+    """No discard pile in solo; the hand's cards are placed by a click; the draw pile is one
+    face-down card with its size."""
+    env = fresh()
+    hand = [*run(PAWN, 1, 3), card(QUEEN, 9), N]
+    rig(env, hand, table=run(ROOK, 4, 6), opened=True)
+    game, row = env.unwrapped.game, env.unwrapped._row
+    s = game.scene(row, 0)
+    assert s == game.scene(row, None)  # nothing is hidden in solo
+    cards = [it for it in s["items"] if it["kind"] == "card"]
+    assert [c.get("label") for c in cards] == [None, "R4", "R5", "R6", "P1", "P2", "P3", "Q9", "N"]
+    assert [c.get("actions") for c in cards[4:]] == [[k.PLACE + c, k.DISCARD + c] for c in hand]
+    texts = [it["text"] for it in s["items"] if it["kind"] == "text"]
+    assert f"{k.NUM_CARDS - len(hand) - 3} left" in texts
+    assert not any(t.startswith("Discard pile") for t in texts)
+    legal = np.flatnonzero(env.action_masks())
+    assert scene.buttons(s, legal) == [k.END_MELD]
 
 
 # --- the solo rules --------------------------------------------------------------------------

@@ -5,8 +5,9 @@ Hand-made situations show each kind of knowledge (cards the seat gave, a hand sw
 War, cards drawn from a refilled draw pile, a pending copies choice, `skip_forced`). Over
 random play, `Knowledge` below follows, from the actions alone and seat by seat, the cards
 each seat knows to be in each other hand (a lower bound, written apart from the engine's
-FIXED/LATE bookkeeping); every resampled row must keep them. The conformance suite checks
-the rest (observations, masks and renders unchanged, laws kept, games play on).
+FIXED/LATE bookkeeping); every resampled row must keep them and draw the seat the same table
+(`Game.scene`). The conformance suite checks the rest (observations, masks and renders
+unchanged, laws kept, games play on).
 """
 
 from __future__ import annotations
@@ -228,6 +229,7 @@ def test_every_resample_keeps_what_each_seat_knows_of_other_hands(num_players):
                     new = game.resample_hidden(row, seat, int(rng.integers(1 << 40)))
                     now, then = hands(new, n), hands(row, n)
                     assert now[seat] == then[seat]
+                    assert game.scene(new, seat) == game.scene(row, seat), (seed, step, seat)
                     for q in range(n):
                         assert within(tracker.known[seat][q], now[q]), (seed, step, seat, q)
                         knowing += bool(tracker.known[seat][q])

@@ -13,7 +13,8 @@ import numpy as np
 from card_envs.core import layout
 from card_envs.core.config import Option
 from card_envs.core.engine import Game, run_policy
-from card_envs.games.rummidrez import batched
+from card_envs.core.scene import Scene
+from card_envs.games.rummidrez import batched, table
 from card_envs.games.rummidrez import engine as k
 from card_envs.games.rummidrez.heuristic import heuristic_actions
 from card_envs.games.rummidrez.solver import card_name, table_partition
@@ -173,6 +174,9 @@ class _RummidrezBase(Game):
                 known = f"; known to hold {_names(s['known'][q])}" if s["known"][q] else ""
                 lines.append(f"  {who} ({flags}): {len(s['hands'][q])} card(s){known}")
         return "\n".join(lines)
+
+    def table(self, row: np.ndarray, viewer: int | None) -> Scene:
+        return table.scene(self, row, viewer)
 
     def action_name(self, action: int) -> str:
         return action_name(action)

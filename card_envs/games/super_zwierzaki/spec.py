@@ -8,7 +8,8 @@ import numpy as np
 from card_envs.core import layout
 from card_envs.core.config import Option
 from card_envs.core.engine import Game, run_policy
-from card_envs.games.super_zwierzaki import batched
+from card_envs.core.scene import Scene
+from card_envs.games.super_zwierzaki import batched, table
 from card_envs.games.super_zwierzaki import engine as k
 from card_envs.games.super_zwierzaki.deck import CLASSES, COLOURS, FUNCTIONS, KINDS
 from card_envs.games.super_zwierzaki.describe import card_label, describe
@@ -205,6 +206,9 @@ class SuperZwierzaki(Game):
             + "; ".join(f"{c}x {nm}" for c, nm in zip(counts, names, strict=True))
         )
         return "\n".join(lines)
+
+    def table(self, row: np.ndarray, viewer: int | None) -> Scene:
+        return table.scene(self, row, viewer)
 
     def action_name(self, action: int) -> str:
         if action < k.COPIES:
