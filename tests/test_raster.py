@@ -41,6 +41,22 @@ def test_the_picture_has_the_scenes_size_and_a_felt_background():
     assert pixel(image, 299, d["height"] - 1) == rgb(FELT)
 
 
+def test_a_frame_has_one_size_whatever_the_scene_and_shrinks_only_a_larger_one():
+    small, tall = Scene(width=300), Scene(width=960)
+    small.card(10, 10, "5", colour="#cc0000")
+    tall.card(0, 0, "5", colour="#cc0000", w=960, h=1440)  # twice the frame's height
+    for s in (small, tall):
+        image = raster.frame(s.to_dict())
+        assert image.shape == (raster.FRAME[1], raster.FRAME[0], 3)
+    image = raster.frame(small.to_dict())
+    left = (raster.FRAME[0] - 300) // 2  # centred, at the top, drawn at its own size
+    assert pixel(image, left + 14, 16) == rgb("#cc0000")
+    assert pixel(image, left + 30, 200) == rgb(FELT)
+    image = raster.frame(tall.to_dict())  # about halved: 476 wide in the middle, 720 high
+    assert pixel(image, 300, 100) == rgb("#cc0000")
+    assert pixel(image, 100, 360) == rgb(FELT) and pixel(image, 860, 360) == rgb(FELT)
+
+
 def test_a_card_is_its_colour_inside_edged_in_edge_on_the_felt():
     s = Scene(width=200)
     s.card(50, 20, colour="#ff0000")  # no label: the face is one colour

@@ -39,7 +39,8 @@ def render_row(
     game: Game, row: np.ndarray, seat: int, render_mode: str | None
 ) -> str | np.ndarray | None:
     """What every env's `render()` returns: `row` from `seat`'s side, as text ("ansi",
-    "human") or as a picture ("rgb_array", height x width x 3 uint8); without a render mode
+    "human") or as a picture ("rgb_array", `raster.FRAME`: 720 x 960 x 3 uint8, the same in
+    every position, as videos need); without a render mode
     a warning and None, as Gymnasium's envs do."""
     if render_mode is None:
         gymnasium.logger.warn(
@@ -47,7 +48,7 @@ def render_row(
         )
         return None
     if render_mode == "rgb_array":
-        return raster.draw(game.scene(row, seat))
+        return raster.frame(game.scene(row, seat))
     return game.render(row, seat)
 
 

@@ -42,6 +42,23 @@ def draw(scene: dict) -> np.ndarray:
     return np.asarray(image)
 
 
+FRAME = (960, 720)  # width, height of every video frame
+
+
+def frame(scene: dict, size: tuple[int, int] = FRAME) -> np.ndarray:
+    """`scene` drawn on a picture of fixed `size` (a video needs every frame the same size,
+    and a table's height changes as the game goes on): at the top, on the felt, scaled down
+    to fit when it is larger."""
+    picture = Image.fromarray(draw(scene))
+    w, h = picture.size
+    scale = min(1.0, size[0] / w, size[1] / h)
+    if scale < 1.0:
+        picture = picture.resize((round(w * scale), round(h * scale)), Image.LANCZOS)
+    canvas = Image.new("RGB", size, FELT)
+    canvas.paste(picture, ((size[0] - picture.size[0]) // 2, 0))
+    return np.asarray(canvas)
+
+
 def _box(x: float, y: float, w: float, h: float) -> tuple[float, float, float, float]:
     """The rectangle of w x h pixels from (x, y); Pillow's corners are both inclusive."""
     return (x, y, x + w - 1, y + h - 1)
