@@ -72,7 +72,7 @@ def test_a_person_plays_a_whole_game_seeing_only_their_seat(app, env_id):
     while not view["over"]:
         match = the_app.sessions.get(key)
         assert view["to_act"] == 1 and view["viewer"] == 1
-        assert sorted(_moves(view)) == match.legal().tolist()
+        assert sorted(set(_moves(view))) == match.legal().tolist()  # twins share an action
         assert view == _resampled_view(match, 1, int(rng.integers(1 << 60))), f"leak at {turns}"
         status, view = client.json(
             "POST", f"/api/matches/{key}/play", {"action": int(rng.choice(_moves(view)))}
