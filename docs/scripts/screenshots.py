@@ -28,7 +28,7 @@ MOVES = {
     "surfosaurus_max_v0": 7,
     "double_or_nothing_v0": 6,
     "rummidrez_v0": 10,
-    "super_zwierzaki_v0": 12,
+    "super_zwierzaki_v0": 3,
 }
 
 
