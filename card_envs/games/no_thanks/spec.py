@@ -46,12 +46,7 @@ def score(cards: Iterable[int], tokens: int) -> int:
 
 
 def _runs_text(cards: list[int]) -> str:
-    runs: list[list[int]] = []
-    for c in cards:
-        if runs and runs[-1][-1] == c - 1:
-            runs[-1].append(c)
-        else:
-            runs.append([c])
+    runs = table.runs(cards)
     return " ".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs) or "-"
 
 

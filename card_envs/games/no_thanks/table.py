@@ -11,7 +11,8 @@ from card_envs.games.no_thanks import engine as k
 ROW_H = CARD_H + 34
 
 
-def _runs(cards: list[int]) -> list[list[int]]:
+def runs(cards: list[int]) -> list[list[int]]:
+    """Sorted cards as their runs of consecutive values."""
     runs: list[list[int]] = []
     for c in cards:
         if runs and runs[-1][-1] == c - 1:
@@ -63,7 +64,7 @@ def scene(game, row: np.ndarray, viewer: int | None) -> Scene:
         label = f"{seat_name(p, viewer)}: {label}"
         out.panel(8, y, WIDTH - 16, ROW_H - 6, label, mark=p == to_act and not s["done"])
         x = 16.0
-        for run in _runs(s["cards"][p]):
+        for run in runs(s["cards"][p]):
             for i, c in enumerate(run):
                 out.card(x, y + 24, str(c), colour="#ffffff" if i == 0 else "#e3e3e3")
                 x += CARD_W * (1 if i == len(run) - 1 else 0.55)
