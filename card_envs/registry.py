@@ -81,6 +81,18 @@ def register_game(game: type[Game]) -> None:
     _register_with_libraries(game.env_id)
 
 
+def single_agent_env_ids() -> list[str]:
+    """The ids of the single-agent Gymnasium envs (a game against the computer, solo)."""
+    return sorted(_SINGLE_AGENT)
+
+
+def env_options(env_id: str) -> dict:
+    """The options (`core.config.Option`) an id's config takes."""
+    if env_id in _SINGLE_AGENT:
+        return _SINGLE_AGENT[env_id].options
+    return game_class(env_id).options
+
+
 def make_game(env_id: str, **config: Any) -> Game:
     """The game spec of `env_id` with a validated config. A single-agent env over a one-seat
     game of its own (its `game_type`, as `rummidrez_solo_v0`) gives that game: agents

@@ -18,6 +18,8 @@ SHORT = {
     "double_or_nothing_v0": {"max_turns": 60},
     "rummidrez_v0": {"num_players": 2, "max_turns": 12},
     "super_zwierzaki_v0": {"num_players": 3, "max_turns": 40},
+    "double_or_nothing_run_v0": {"max_stage": 2, "max_turns": 60},
+    "rummidrez_solo_v0": {"max_placements": 7},
 }
 
 

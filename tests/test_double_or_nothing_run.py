@@ -262,6 +262,7 @@ def test_a_truncated_game_ends_the_run_as_truncated():
     env.reset(seed=0)
     obs, reward, term, trunc, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
     assert (reward, term, trunc) == (0.0, False, True)
+    assert type(term) is bool and type(trunc) is bool  # Python bools, as Gymnasium asks
     assert info["won"] is False and info["games_won"] == 0
     assert env._row[layout.STATUS] == layout.TRUNCATED
 

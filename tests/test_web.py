@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from card_envs.core.scene import strip_actions
-from card_envs.registry import multi_agent_env_ids
+from card_envs.registry import multi_agent_env_ids, single_agent_env_ids
 from card_envs.tournament import read_jsonl
 from card_envs.web.match import Match
 from card_envs.web.server import make_server
@@ -43,7 +43,8 @@ def test_the_games_list_names_every_game_its_options_and_agents(app):
     status, data = client.json("GET", "/api/games")
     assert status == 200
     games = {g["env_id"]: g for g in data["games"]}
-    assert sorted(games) == sorted(multi_agent_env_ids())
+    assert sorted(games) == sorted(multi_agent_env_ids() + single_agent_env_ids())
+    assert [g["env_id"] for g in data["games"] if g["single"]] == single_agent_env_ids()
     nt = games["no_thanks_v0"]
     assert {o["name"] for o in nt["options"]} >= {"num_players", "public_tokens", "reward"}
     assert "ppo" in nt["agents"] and "heuristic" in nt["agents"]
@@ -84,6 +85,32 @@ def test_a_person_plays_a_whole_game_seeing_only_their_seat(app, env_id):
     assert abs(sum(view["result"]["wins"]) - 1) < 1e-9
 
 
+@pytest.mark.parametrize("env_id", single_agent_env_ids())
+def test_a_person_plays_a_single_agent_game_to_its_end(app, env_id):
+    """Double or Nothing's run against the computer and Rummidrez solo: the person's moves
+    and the computer's are in the log, the legal moves are offered, the end has a result."""
+    the_app, client = app
+    status, data = client.json(
+        "POST", "/api/matches", {"env_id": env_id, "config": SHORT[env_id], "agents": ["human"]}
+    )
+    assert status == 200, data
+    key, view = data["id"], data["view"]
+    rng = np.random.default_rng(0)
+    turns = 0
+    while not view["over"]:
+        match = the_app.sessions.get(key)
+        assert sorted(set(_moves(view))) == match.legal().tolist()
+        action = int(rng.choice(_moves(view)))
+        status, view = client.json("POST", f"/api/matches/{key}/play", {"action": action})
+        assert status == 200, view
+        turns += 1
+    assert turns > 0 and view["result"]["text"].startswith("return") and _moves(view) == []
+    whos = {m["who"] for m in view["log"]}
+    assert whos == ({"you", "computer"} if env_id.startswith("double") else {"you"})
+    status, err = client.json("POST", "/api/matches", {"env_id": env_id, "agents": ["random"]})
+    assert status == 400 and "played alone" in err["error"]
+
+
 @pytest.mark.parametrize("env_id", multi_agent_env_ids())
 def test_watching_steps_the_agents_from_any_seat_or_with_all_cards(app, env_id):
     the_app, client = app
@@ -104,6 +131,7 @@ def test_watching_steps_the_agents_from_any_seat_or_with_all_cards(app, env_id):
         status, everything = client.json("GET", f"/api/matches/{key}?viewer=all")
         assert status == 200 and everything["scene"] == strip_actions(match.game.scene(match.row))
         assert [m["text"] for m in everything["log"]] == [m["words"]["all"] for m in match.moves]
+        assert everything["log"][-1]["who"] == f"player_{match.moves[-1]['seat']}"
 
 
 def test_a_person_cannot_look_at_other_seats_or_move_for_them(app):

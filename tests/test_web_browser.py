@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import Page, sync_playwright
 
-from card_envs.registry import multi_agent_env_ids
+from card_envs.registry import env_ids
 from tests.helpers_web import SHORT, click_move, recorded_tournament, start_app
 
 CLICKS = 3000  # more than any SHORT game takes
@@ -68,7 +68,7 @@ def _face_down(page: Page) -> int:
     return page.locator("#table rect[fill='#2b4c7e']").count()
 
 
-@pytest.mark.parametrize("env_id", multi_agent_env_ids())
+@pytest.mark.parametrize("env_id", env_ids())
 def test_a_person_plays_a_whole_game_by_clicking(page, site, env_id):
     _, url = site
     _open(page, url, env_id, "play")
@@ -83,10 +83,11 @@ def test_a_person_plays_a_whole_game_by_clicking(page, site, env_id):
     clicks = 0
     while not page.locator("#result").is_visible():
         assert clicks < CLICKS, f"{env_id}: no end after {clicks} clicks"
-        targets = page.locator("#table .clickable, #buttons button")
-        count = targets.count()
-        assert count > 0, f"{env_id}: nothing to click while the game goes on"
-        click_move(page, targets.nth(int(rng.integers(count))))
+        cards, buttons = page.locator("#table .clickable"), page.locator("#buttons button")
+        kinds = [k for k in (cards, buttons) if k.count()]
+        assert kinds, f"{env_id}: nothing to click while the game goes on"
+        targets = kinds[int(rng.integers(len(kinds)))]  # a card or a button, then which
+        click_move(page, targets.nth(int(rng.integers(targets.count()))))
         clicks += 1
     assert "Game over" in page.inner_text("#result")
     assert page.locator("#table .clickable, #buttons button").count() == 0
@@ -97,6 +98,7 @@ def test_watching_agents_step_by_step_at_a_speed_and_from_any_seat(page, site):
     _, url = site
     _open(page, url, "super_zwierzaki_v0", "watch")
     assert page.locator(".seat option[value=human]").count() == 0  # nobody plays a watched game
+    assert "rummidrez_solo_v0" not in page.inner_html("#game")  # nor one alone
     for p in range(page.locator(".seat").count()):
         page.locator(".seat").nth(p).select_option("heuristic")
     page.click("#start")

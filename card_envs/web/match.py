@@ -19,7 +19,7 @@ import numpy as np
 from agents import Agent, make_agent
 from card_envs.core import layout, scene
 from card_envs.core.engine import Game
-from card_envs.registry import make_game, multi_agent_env_ids
+from card_envs.registry import make, make_game, multi_agent_env_ids
 
 HUMAN = "human"
 LOG_LINES = 40  # the most recent moves a view carries
@@ -161,7 +161,10 @@ class Match:
                 {"action": int(a), "label": game.describe_action(row, int(a))}
                 for a in scene.buttons(pic, legal)
             ],
-            "log": [{"seat": m["seat"], "text": m["words"][key]} for m in self.moves[-LOG_LINES:]],
+            "log": [
+                {"who": f"player_{m['seat']}", "text": m["words"][key]}
+                for m in self.moves[-LOG_LINES:]
+            ],
             "over": self.over,
             "result": self.result() if self.over else None,
         }
@@ -177,3 +180,84 @@ class Match:
         if int(self.row[layout.STATUS]) == layout.TRUNCATED:
             text = f"cut short at the turn limit; by the game's ranking {text}"
         return {"scores": scores.tolist(), "wins": wins.tolist(), "text": text}
+
+
+class SoloMatch:
+    """A single-agent env played by the person in the browser: Double or Nothing's run
+    against the built-in computer, Rummidrez solo. The same face to the server as `Match`;
+    the person is seat 0 and the only viewer, the computer's moves are in the log."""
+
+    human = 0
+
+    def __init__(self, env_id: str, config: dict[str, Any], seed: int = 0) -> None:
+        self.env = make(env_id, **config)
+        self.env_id = env_id
+        self.lock = threading.Lock()
+        self.moves: list[dict] = []  # who, text
+        self.computer = getattr(self.env, "move_log", False) is not False
+        if self.computer:
+            self.env.move_log = []
+        _, self.info = self.env.reset(seed=seed)
+        self._log_computer()
+        self.total = 0.0
+        self.over = False
+        self.truncated = False
+
+    @property
+    def to_act(self) -> int:
+        return 0
+
+    def legal(self) -> np.ndarray:
+        return np.flatnonzero(self.env.action_masks())
+
+    def play(self, action: int) -> None:
+        if self.over:
+            raise MatchError("the episode is over", 409)
+        legal = self.legal()
+        if action not in legal:
+            names = [f"{a} ({self.env.describe_action(int(a))})" for a in legal]
+            raise MatchError(f"action {action} is not legal now; legal: {', '.join(names)}")
+        self.moves.append({"who": "you", "text": self.env.describe_action(action)})
+        _, reward, terminated, truncated, self.info = self.env.step(action)
+        self._log_computer()
+        self.total += reward
+        self.over = bool(terminated or truncated)
+        self.truncated = bool(truncated)
+
+    def step_agent(self) -> None:
+        raise MatchError("a solo game moves when the person plays", 409)
+
+    def run_agents(self) -> None:
+        """The computer moves inside the env's step."""
+
+    def _log_computer(self) -> None:
+        if self.computer:
+            self.moves += [{"who": "computer", "text": m} for m in self.env.move_log]
+            self.env.move_log.clear()
+
+    def view(self, viewer: int | None) -> dict:
+        pic = self.env.scene()
+        legal = np.zeros(0, dtype=np.int64) if self.over else self.legal()
+        facts = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in self.info.items())
+        return {
+            "env_id": self.env_id,
+            "title": self.env_id,
+            "seats": [HUMAN],
+            "viewer": 0,
+            "to_act": None if self.over else 0,
+            "step": len(self.moves),
+            "scene": scene.clickable(pic, legal),
+            "buttons": [
+                {"action": int(a), "label": self.env.describe_action(int(a))}
+                for a in scene.buttons(pic, legal)
+            ],
+            "log": self.moves[-LOG_LINES:],
+            "over": self.over,
+            "result": {
+                "scores": [self.total],
+                "wins": [],
+                "text": f"return {self.total:g}{' (truncated)' if self.truncated else ''}; {facts}",
+            }
+            if self.over
+            else None,
+        }

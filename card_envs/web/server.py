@@ -35,9 +35,15 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from agents.ppo import has_shipped_model, shipped_config
+from card_envs.core.config import Option
 from card_envs.core.scene import LOOK
-from card_envs.registry import game_class, multi_agent_env_ids
-from card_envs.web.match import HUMAN, Match, MatchError
+from card_envs.registry import (
+    env_options,
+    game_class,
+    multi_agent_env_ids,
+    single_agent_env_ids,
+)
+from card_envs.web.match import HUMAN, Match, MatchError, SoloMatch
 from card_envs.web.sessions import Sessions
 from card_envs.web.sources import Sources
 
@@ -57,28 +63,29 @@ class RequestError(Exception):
         self.status = status
 
 
+def _option(name: str, opt: Option) -> dict:
+    kind = "json" if opt.validate else type(opt.default).__name__
+    if opt.choices is not None and kind != "bool":
+        kind = "choice"
+    return {
+        "name": name,
+        "default": opt.default,
+        "doc": opt.doc,
+        "type": kind,
+        "choices": list(opt.choices) if opt.choices and kind == "choice" else None,
+        "low": opt.low,
+        "high": opt.high,
+    }
+
+
 def games() -> list[dict]:
-    """Each multi-agent game with its options and the agents that can play it; where a
-    trained model is shipped, the options default to the config it was trained with."""
+    """Each game with its options and the agents that can play it; where a trained model is
+    shipped, the options default to the config it was trained with. The single-agent ids
+    (`single`: a person alone, or against the built-in computer) are played, not watched."""
     out = []
     for env_id in multi_agent_env_ids():
         cls = game_class(env_id)
-        options = []
-        for name, opt in cls.options.items():
-            kind = "json" if opt.validate else type(opt.default).__name__
-            if opt.choices is not None and kind != "bool":
-                kind = "choice"
-            options.append(
-                {
-                    "name": name,
-                    "default": opt.default,
-                    "doc": opt.doc,
-                    "type": kind,
-                    "choices": list(opt.choices) if opt.choices and kind == "choice" else None,
-                    "low": opt.low,
-                    "high": opt.high,
-                }
-            )
+        options = [_option(name, opt) for name, opt in cls.options.items()]
         agents = ["random", "heuristic"]
         if hasattr(cls, "computer_actions"):
             agents.append("computer")
@@ -87,7 +94,21 @@ def games() -> list[dict]:
             agents.append("ppo")
             for opt in options:
                 opt["default"] = trained.get(opt["name"], opt["default"])
-        out.append({"env_id": env_id, "title": cls.title, "options": options, "agents": agents})
+        out.append(
+            {
+                "env_id": env_id,
+                "title": cls.title,
+                "options": options,
+                "agents": agents,
+                "single": False,
+            }
+        )
+    for env_id in single_agent_env_ids():
+        options = [_option(n, o) for n, o in env_options(env_id).items() if n != "num_players"]
+        title = env_id.removesuffix("_v0").replace("_", " ").capitalize()
+        out.append(
+            {"env_id": env_id, "title": title, "options": options, "agents": [], "single": True}
+        )
     return out
 
 
@@ -112,6 +133,11 @@ class App:
         for spec in specs:
             if spec not in (HUMAN, *BROWSER_SPECS):
                 raise RequestError(400, f"agent {spec!r} is not one of {[HUMAN, *BROWSER_SPECS]}")
+        if env_id in single_agent_env_ids():
+            if specs != [HUMAN]:
+                raise RequestError(400, f"{env_id} is played alone: agents must be ['human']")
+            match = SoloMatch(env_id, config, seed)
+            return {"id": self.sessions.add(match), "view": match.view(0)}
         match = Match.new(env_id, config, specs, seed)
         if match.human is not None:  # the seats before the person's move; a watched game waits
             match.run_agents()
@@ -208,17 +234,15 @@ class Handler(BaseHTTPRequestHandler):
             query = {k: v[-1] for k, v in parse_qs(url.query).items()}
             if method == "GET" and url.path in STATIC:
                 return self._static(*STATIC[url.path])
-            status, payload = HTTPStatus.OK, self._route(method, url.path, query)
-        except RequestError as err:
-            status, payload = err.status, {"error": str(err)}
-        except MatchError as err:
-            status, payload = err.status, {"error": str(err)}
+            status, data = HTTPStatus.OK, json.dumps(self._route(method, url.path, query))
+        except (RequestError, MatchError) as err:
+            status, data = err.status, json.dumps({"error": str(err)})
         except ValueError as err:  # a bad config or agent for the game
-            status, payload = HTTPStatus.BAD_REQUEST, {"error": str(err)}
+            status, data = HTTPStatus.BAD_REQUEST, json.dumps({"error": str(err)})
         except Exception:
             traceback.print_exc(file=sys.stderr)
-            status, payload = 500, {"error": "internal error (the server's log has the details)"}
-        self._send(status, json.dumps(payload).encode(), "application/json")
+            status, data = 500, json.dumps({"error": "internal error (the server's log has it)"})
+        self._send(status, data.encode(), "application/json")
 
     def _route(self, method: str, path: str, query: dict) -> Any:
         app = self.app

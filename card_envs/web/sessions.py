@@ -15,7 +15,9 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 
-from card_envs.web.match import Match, MatchError
+from card_envs.web.match import Match, MatchError, SoloMatch
+
+AnyMatch = Match | SoloMatch
 
 
 class Sessions:
@@ -30,10 +32,12 @@ class Sessions:
         self.ended_idle = ended_idle
         self.limit = limit
         self.clock = clock
-        self._matches: OrderedDict[str, tuple[Match, float]] = OrderedDict()  # least recent first
+        self._matches: OrderedDict[str, tuple[AnyMatch, float]] = (
+            OrderedDict()
+        )  # least recent first
         self._lock = threading.Lock()
 
-    def add(self, match: Match) -> str:
+    def add(self, match: AnyMatch) -> str:
         with self._lock:
             self._sweep()
             while len(self._matches) >= self.limit:
@@ -42,7 +46,7 @@ class Sessions:
             self._matches[key] = (match, self.clock())
             return key
 
-    def get(self, key: str) -> Match:
+    def get(self, key: str) -> AnyMatch:
         """The match under `key`, now asked about; MatchError 404 when there is none."""
         with self._lock:
             self._sweep()

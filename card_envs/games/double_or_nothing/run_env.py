@@ -36,6 +36,7 @@ class DoubleOrNothingRun(LegalSampling, gymnasium.Env):
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": RENDER_FPS}
     env_id = "double_or_nothing_run_v0"
     agent_env = "double_or_nothing_v0"  # same observations and actions: its agents play here
+    options = OPTIONS
 
     def __init__(
         self, render_mode: str | None = None, illegal_action: str = "raise", **config: Any
@@ -108,8 +109,8 @@ class DoubleOrNothingRun(LegalSampling, gymnasium.Env):
             return self._observe(), 0.0, False, False, self._info()
         scores, wins = np.zeros(2), np.zeros(2)
         k.outcome(row, scores, wins)
-        won = row[layout.STATUS] == layout.TERMINATED and wins[AGENT] == 1.0
-        truncated = row[layout.STATUS] == layout.TRUNCATED
+        won = bool(row[layout.STATUS] == layout.TERMINATED and wins[AGENT] == 1.0)
+        truncated = bool(row[layout.STATUS] == layout.TRUNCATED)
         info = {"stage": self._stage, "won": bool(won), "games_won": self._won + int(won)}
         if not won or self._stage == self.config["max_stage"]:
             self._won += int(won)
@@ -138,3 +139,7 @@ class DoubleOrNothingRun(LegalSampling, gymnasium.Env):
 
     def render(self) -> str | np.ndarray | None:
         return render_row(self._games[self._stage - 1], self._row, AGENT, self.render_mode)
+
+    def scene(self) -> dict:
+        """The table of the current game as the agent sees it (`Game.scene`)."""
+        return self._games[self._stage - 1].scene(self._row, AGENT)

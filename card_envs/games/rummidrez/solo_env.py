@@ -44,6 +44,7 @@ class RummidrezSoloEnv(LegalSampling, gymnasium.Env):
     # which `registry.make_game(env_id)` returns (`game_type`)
     agent_env = env_id
     game_type: ClassVar[type[Game]] = RummidrezSolo
+    options = RummidrezSolo.options
 
     def __init__(
         self, render_mode: str | None = None, illegal_action: str = "raise", **config: Any
@@ -126,3 +127,7 @@ class RummidrezSoloEnv(LegalSampling, gymnasium.Env):
 
     def render(self) -> str | np.ndarray | None:
         return render_row(self.game, self._row, SEAT, self.render_mode)
+
+    def scene(self) -> dict:
+        """The table as the one seat sees it (`Game.scene`)."""
+        return self.game.scene(self._row, SEAT)

@@ -113,7 +113,7 @@ function show(view) {
   $("buttons").replaceChildren(...buttons);
   $("log").replaceChildren(...view.log.map((m) => {
     const li = document.createElement("li");
-    li.textContent = `player_${m.seat}: ${m.text}`;
+    li.textContent = `${m.who}: ${m.text}`;
     return li;
   }));
   $("log").scrollTop = $("log").scrollHeight;
@@ -180,7 +180,7 @@ function readConfig() {
 
 function drawSeats() {
   const game = currentGame();
-  const n = Number($("opt-num_players").value);
+  const n = game.single ? 1 : Number($("opt-num_players").value);
   const choices = page.mode === "play" ? ["human", ...game.agents] : game.agents;
   const best = game.agents.includes("ppo") ? "ppo" : "heuristic";
   const before = [...document.querySelectorAll(".seat")].map((s) => s.value);
@@ -304,6 +304,13 @@ function nudge(delta) {
   replayStep();
 }
 
+function listGames(wanted) {
+  // a single-agent game (alone, or against the built-in computer) is played, not watched
+  const games = page.games.filter((g) => page.mode === "play" || !g.single);
+  $("game").replaceChildren(...games.map((g) => new Option(g.title, g.env_id)));
+  $("game").value = games.some((g) => g.env_id === wanted) ? wanted : games[0].env_id;
+}
+
 // --- the page -------------------------------------------------------------------------------
 function setMode(mode) {
   stopRunning();
@@ -324,8 +331,8 @@ function setMode(mode) {
     $("source").replaceChildren(...names);
     drawRecords();
   } else {
-    $("seats").replaceChildren();
-    drawSeats();
+    listGames($("game").value);
+    drawOptions();
   }
 }
 
@@ -336,9 +343,7 @@ async function start() {
   page.games = data.games;
   page.look = data.look;
   page.records = records;
-  $("game").replaceChildren(...page.games.map((g) => new Option(g.title, g.env_id)));
-  const wanted = new URLSearchParams(location.search).get("game") || "no_thanks_v0";
-  if (page.games.some((g) => g.env_id === wanted)) $("game").value = wanted;
+  listGames(new URLSearchParams(location.search).get("game") || "no_thanks_v0");
   $("game").addEventListener("change", drawOptions);
   for (const tab of document.querySelectorAll(".tab")) {
     tab.addEventListener("click", () => setMode(tab.dataset.mode));
