@@ -17,7 +17,10 @@ plus a little Python for config, inspection and text. The kernels, all `@njit(ca
   suite and the soak call it after every step.
 - `resample_hidden(row, seat)`: redraw in place, from the row's own PRNG, everything `seat`
   cannot see, keeping the row consistent with everything `seat` has seen (a determinisation
-  for search; `Game.resample_hidden` wraps it with a fresh seed).
+  for search; `Game.resample_hidden` wraps it with a fresh seed). The new row depends only on
+  what `seat` has seen and on the PRNG, not on the hidden cards it replaces (pools are
+  sorted before they are shuffled, `rng.shuffle_sorted`), so a search that sees the game
+  only through it chooses the same from every row `seat` cannot tell apart.
 - `batch_reset(buffers)` / `batch_step(buffers, actions)`: the four kernels above bound to
   `core.batched.reset_all` / `step_all` in the game's `batched.py` (two one-line cached
   wrappers; referring to the kernels as module attributes keeps them cacheable).
