@@ -241,7 +241,8 @@ def play_chunk(chunk: Chunk) -> GameBatch:
             if not hit.any():
                 continue
             sel = hit.nonzero()[0]
-            chosen = np.asarray(agent.act_batch(obs[sel], masks[sel]), dtype=np.int64)
+            chosen = agent.act_positions(obs[sel], masks[sel], venv.states[sel])
+            chosen = np.asarray(chosen, dtype=np.int64)
             if chosen.shape != sel.shape:
                 raise ValueError(
                     f"agent {_agent_label(chunk.agents[k])!r} returned {chosen.shape} "

@@ -73,6 +73,10 @@ class Game:
     outcome_kernel: ClassVar[Any]
     batch_reset_kernel: ClassVar[Any]
     batch_step_kernel: ClassVar[Any]
+    # the hand-written policy, a numba kernel `(obs, masks, out, *heuristic_args())`
+    heuristic_kernel: ClassVar[Any] = None
+    # the game's kernels bound to the ISMCTS search (`core.ismcts`, `games/<game>/search.py`)
+    search_kernel: ClassVar[Any] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -174,6 +178,14 @@ class Game:
         hook of `describe_action`; the default is the context-free `action_name`)."""
         return self.action_name(action)
 
+    def heuristic_args(self) -> tuple:
+        """The extra arguments `heuristic_kernel` takes after (obs, masks, out) for this
+        config; searches pass them to it in their rollouts."""
+        return ()
+
     def heuristic_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The game's hand-written policy for a batch of observations of this config."""
-        raise NotImplementedError(f"{self.env_id} has no heuristic policy")
+        kernel = type(self).heuristic_kernel
+        if kernel is None:
+            raise NotImplementedError(f"{self.env_id} has no heuristic policy")
+        return run_policy(kernel, observations, masks, *self.heuristic_args())

@@ -98,6 +98,7 @@ class DoubleOrNothing(Game):
     }
     engine = k
     batched = batched
+    heuristic_kernel = heuristic_actions
     test_configs = (
         dict(stage=1),
         dict(stage=2, first_leader=1),
@@ -197,9 +198,6 @@ class DoubleOrNothing(Game):
             each = (f"{_count_word(copies)} {v}{'s' * (copies != 1)}" for v in scarce)
             text += f"; forced copies: {', '.join(each)}"
         return text + ")"
-
-    def heuristic_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        return run_policy(heuristic_actions, observations, masks)
 
     def computer_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         return run_policy(computer_actions, observations, masks)
