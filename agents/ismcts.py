@@ -24,7 +24,7 @@ from card_envs.core.ismcts import HEURISTIC, NO_LIMIT, RANDOM, new_tree
 DEFAULT_SIMULATIONS = 1000
 ROLLOUTS = {"random": RANDOM, "heuristic": HEURISTIC}
 EXPLORATION = 0.7  # UCB1's constant for win shares in [0, 1] (Cowling et al. use 0.7)
-SPEC_FORM = "ismcts[:SIMULATIONS][:random|heuristic]"
+SPEC_FORM = "ismcts[:SIMULATIONS][:random|heuristic][:depth=D]"
 
 
 class ISMCTSAgent(Agent):
@@ -47,14 +47,21 @@ class ISMCTSAgent(Agent):
             raise ValueError(f"ismcts: simulations must be a positive int, got {simulations!r}")
         if rollout not in ROLLOUTS:
             raise ValueError(f"ismcts: rollout must be one of {sorted(ROLLOUTS)}, got {rollout!r}")
+        if max_depth is not None and (
+            isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 1
+        ):
+            raise ValueError(f"ismcts: depth must be a positive int or None, got {max_depth!r}")
         self._game = game
         self.simulations = simulations
         self.rollout = rollout
+        self.max_depth = max_depth
         depth = NO_LIMIT if max_depth is None else int(max_depth)
         self._settings = (simulations, float(exploration), ROLLOUTS[rollout], depth, game.obs_size)
         self._tree: tuple[np.ndarray, ...] | None = None  # built at the first move
         self._rng = np.random.default_rng(seed)
-        self.spec = self.name = f"ismcts:{simulations}:{rollout}"
+        self.spec = self.name = f"ismcts:{simulations}:{rollout}" + (
+            f":depth={max_depth}" if max_depth else ""
+        )
 
     def reseed(self, seed: int | None) -> None:
         self._rng = np.random.default_rng(seed)
@@ -79,18 +86,22 @@ class ISMCTSAgent(Agent):
 
 
 def make_ismcts_agent(spec: str, game: Game, seed: int | None) -> ISMCTSAgent:
-    """The agent of a spec `ismcts[:SIMULATIONS][:random|heuristic]`."""
-    simulations, rollout = None, None
+    """The agent of a spec `ismcts[:SIMULATIONS][:random|heuristic][:depth=D]`."""
+    simulations, rollout, depth = None, None, None
     for part in spec.split(":")[1:]:
+        key, _, value = part.partition("=")
         if part.isdigit() and simulations is None:
             simulations = int(part)
         elif part in ROLLOUTS and rollout is None:
             rollout = part
+        elif key == "depth" and value.isdigit() and depth is None:
+            depth = int(value)
         else:
             raise ValueError(
-                f"bad ismcts spec {spec!r}: {part!r} is not a number of simulations or a "
-                f"rollout (random, heuristic), or says it twice; the form is {SPEC_FORM}"
+                f"bad ismcts spec {spec!r}: {part!r} is not a number of simulations, a "
+                f"rollout (random, heuristic) or depth=D, or says it twice; the form is "
+                f"{SPEC_FORM}"
             )
     if simulations is None:
         simulations = DEFAULT_SIMULATIONS
-    return ISMCTSAgent(game, simulations, rollout or "heuristic", seed=seed)
+    return ISMCTSAgent(game, simulations, rollout or "heuristic", seed=seed, max_depth=depth)

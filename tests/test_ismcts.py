@@ -4,6 +4,7 @@ against a plain-Python reference."""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -15,9 +16,20 @@ from agents.ismcts import DEFAULT_SIMULATIONS, ISMCTSAgent
 from card_envs.core import ismcts, layout
 from card_envs.evaluation import evaluate
 from card_envs.registry import make_game
-from card_envs.testing.checks import positions
 
-GAMES = {"no_thanks_v0": (3, 5)}  # env id -> player counts played
+GAMES = {  # env id -> player counts played
+    "no_thanks_v0": (3, 5),
+    "surfosaurus_max_v0": (2, 4),
+    "double_or_nothing_v0": (2,),
+    "rummidrez_v0": (2, 3),
+    "super_zwierzaki_v0": (2, 4),
+}
+SHORT = {  # caps that keep games between weak searches short (as the conformance suite's)
+    "rummidrez_v0": dict(max_turns=12, max_placements=12),
+    "super_zwierzaki_v0": dict(max_turns=300),
+}
+# small searches with short rollouts keep the long games (Rummidrez, Super Zwierzaki) quick
+SEARCH, RANDOM_SEARCH = "ismcts:12:depth=30", "ismcts:6:random:depth=30"
 
 
 def legal_mask(game, row: np.ndarray) -> np.ndarray:
@@ -43,9 +55,11 @@ def move(spec: str, game, row: np.ndarray, seed: int) -> int:
 def test_plays_legal_games_to_the_end_and_reproducibly(env_id, n):
     """`evaluate` refuses illegal actions, so finishing the games shows every move legal;
     the same seed gives the same games, another seed other games."""
-    field = ["ismcts:24", "ismcts:12:random", *["random", "heuristic"] * n][:n]
+    field = [SEARCH, "heuristic", RANDOM_SEARCH, "random", "heuristic"][:n]
     runs = [
-        evaluate(env_id, field, games=n, seed=s, workers=1, progress=False, record=True)
+        evaluate(
+            env_id, field, n, s, workers=1, progress=False, record=True, **SHORT.get(env_id, {})
+        )
         for s in (3, 3, 4)
     ]
     first, again, other = (r.results for r in runs)
@@ -58,23 +72,48 @@ def test_plays_legal_games_to_the_end_and_reproducibly(env_id, n):
 # --- no hidden information --------------------------------------------------------------------
 
 
+def played_rows(env_id: str, num_players: int, seed: int, every: int):
+    """Every `every`-th position of a game where each seat plays the heuristic's move four
+    times in five, else a random legal one (random games leave positions that are lost
+    whatever the hidden cards are, where no search's move depends on them)."""
+    game = make_game(env_id, num_players=num_players)
+    row = game.new_row()
+    game.reset_row(row, seed)
+    rng = np.random.default_rng(seed)
+    rewards = np.zeros(num_players, dtype=np.float32)
+    for step in range(100_000):
+        if row[layout.STATUS] != layout.RUNNING:
+            return
+        if step % every == 0:
+            yield game, row.copy()
+        if rng.random() < 0.8:
+            action = move("heuristic", game, row, seed=0)
+        else:
+            action = rng.choice(np.flatnonzero(legal_mask(game, row)))
+        type(game).step_kernel(row, int(action), rewards)
+
+
 @pytest.mark.parametrize("env_id", list(GAMES))
 def test_moves_do_not_depend_on_what_the_seat_cannot_see(env_id):
     """From a row and from a redraw of all the seat to act cannot see, an agent with the same
-    seed makes the same move (the redraws really differ from the row)."""
-    config = {"num_players": GAMES[env_id][0]}
+    seed makes the same move (the redraws really differ from the row). A search that skips
+    the redraw fails this in every game."""
     checked = 0
-    for env in positions(env_id, config, seed=5, games=1, every=6):
-        game, row = env.game, env._row
-        if legal_mask(game, row).sum() < 2:
-            continue
+    games = (played_rows(env_id, GAMES[env_id][0], seed, every=5) for seed in range(5, 10))
+    for game, row in itertools.chain.from_iterable(games):
         seat = int(row[layout.PLAYER])
-        for s in range(2):
-            other = game.resample_hidden(row, seat, 100 + s)
-            assert (other[layout.HEADER :] != row[layout.HEADER :]).any()
-            assert move("ismcts:40", game, other, seed=s) == move("ismcts:40", game, row, seed=s)
+        other = game.resample_hidden(row, seat, 100 + checked)
+        if (
+            legal_mask(game, row).sum() < 2
+            or (other[layout.HEADER :] == row[layout.HEADER :]).all()
+        ):
+            continue  # no choice, or nothing to redraw here
+        for spec in ("ismcts:30", "ismcts:30:random:depth=30"):
+            assert move(spec, game, other, seed=checked) == move(spec, game, row, seed=checked)
         checked += 1
-    assert checked >= 4
+        if checked == 6:
+            return
+    raise AssertionError(f"only {checked} positions with a choice and hidden cards")
 
 
 # --- strength ---------------------------------------------------------------------------------
@@ -158,7 +197,10 @@ def test_specs_name_budget_and_rollout():
         (DEFAULT_SIMULATIONS, "random"),
     ]
     assert make_agent("ismcts:random:7", "no_thanks_v0").simulations == 7
-    for bad in ("ismcts:0", "ismcts:x", "ismcts:5:5", "ismcts:random:heuristic", "ismcts:"):
+    assert make_agent("ismcts:depth=9:3", "no_thanks_v0").max_depth == 9
+    assert make_agent("ismcts", "no_thanks_v0").max_depth is None
+    bad_specs = ("ismcts:0", "ismcts:x", "ismcts:5:5", "ismcts:random:heuristic", "ismcts:")
+    for bad in (*bad_specs, "ismcts:depth=0", "ismcts:depth=", "ismcts:depth=2:depth=3"):
         with pytest.raises(ValueError, match="ismcts"):
             make_agent(bad, "no_thanks_v0")
 

@@ -9,7 +9,8 @@ Search", IEEE TCIAIG 2012). The searching seat sees the game only through the en
 2. descends the tree of action sequences from the root, choosing among the actions legal in
    this determinisation by UCB1 with availability counts (a child's exploration term uses
    how often it was legal when its parent was visited, not the parent's visits);
-3. expands one untried legal action (drawn uniformly) into a new node;
+3. expands one untried legal action into a new node: the heuristic's move when the rollouts
+   are the heuristic's and it is untried, else one drawn uniformly;
 4. rolls out to the end of the game, or for `max_depth` actions, with uniformly random legal
    actions or the game's heuristic kernel (fed by `observe` and `legal`);
 5. backs up each seat's win share from the `outcome` kernel (in [0, 1]): every node adds the
@@ -17,7 +18,8 @@ Search", IEEE TCIAIG 2012). The searching seat sees the game only through the en
    scored by `outcome` on the running row, each game's ranking of the position as it stands
    (the ranking a truncated game gets).
 
-The move is the root action visited most (ties: the higher mean, then the lower action).
+The move is the root action visited most (ties: the higher mean, then the child expanded
+first).
 
 The tree is flat preallocated arrays (`new_tree`), one node per simulation at most:
 `child[node, action]` (-1: not expanded), and per node its visits, availability, summed
@@ -122,15 +124,17 @@ def ucb_action(tree, node, mask, exploration):
 
 @njit(cache=True)
 def best_root_action(tree, mask):
-    """The root's most visited legal action; ties go to the higher mean, then the lower id."""
+    """The root's most visited legal action; ties go to the higher mean, then to the child
+    expanded first (with heuristic rollouts, the heuristic's move: a search too small to
+    tell the moves apart plays it)."""
     child, visits, _, value, _ = tree
-    best, best_visits, best_mean = -1, -1.0, -1.0
+    best, best_key = -1, (-1.0, -1.0, 0)
     for a in range(mask.shape[0]):
         c = child[0, a]
         if mask[a] and c >= 0:
-            mean = value[c] / visits[c]
-            if visits[c] > best_visits or (visits[c] == best_visits and mean > best_mean):
-                best, best_visits, best_mean = a, visits[c], mean
+            key = (visits[c], value[c] / visits[c], -c)
+            if key > best_key:
+                best, best_key = a, key
     return best
 
 
@@ -153,6 +157,14 @@ def _seed_from(det, stream):
         det[layout.RNG + w] = next_u32(stream)
     if det[layout.RNG] == 0 and det[layout.RNG + 1] == 0 and det[layout.RNG + 2] == 0:
         det[layout.RNG + 3] |= 1  # xoshiro's state must not be all zero
+
+
+@njit(inline="always")  # not cached, inlined: see the module docstring
+def _policy_move(det, obs, masks, picked, observe_fn, policy_fn, policy_args):
+    """The policy kernel's move for the seat to act in `det`, whose mask is in `masks[0]`."""
+    observe_fn(det, det[layout.PLAYER], obs[0])
+    policy_fn(obs, masks, picked, *policy_args)
+    return picked[0]
 
 
 @njit(inline="always")  # not cached, inlined: see the module docstring
@@ -205,7 +217,13 @@ def search_row(
             legal_fn(det, mask)
             untried = _visit(tree, node, mask)
             if untried > 0:
-                a = _nth_untried(tree, node, mask, below(stream, untried))
+                a = -1
+                if rollout == HEURISTIC:  # the heuristic's move is the first one tried
+                    a = _policy_move(det, obs, masks, picked, observe_fn, policy_fn, policy_args)
+                    if child[node, a] >= 0:
+                        a = -1
+                if a < 0:
+                    a = _nth_untried(tree, node, mask, below(stream, untried))
                 _new_node(tree, size, det[layout.PLAYER])
                 tree[2][size] = 1.0  # available now
                 child[node, a] = size
@@ -224,9 +242,7 @@ def search_row(
         while det[layout.STATUS] == layout.RUNNING and depth != max_depth:  # rollout
             legal_fn(det, mask)
             if rollout == HEURISTIC:
-                observe_fn(det, det[layout.PLAYER], obs[0])
-                policy_fn(obs, masks, picked, *policy_args)
-                a = picked[0]
+                a = _policy_move(det, obs, masks, picked, observe_fn, policy_fn, policy_args)
             else:
                 count = 0
                 for b in range(num_actions):

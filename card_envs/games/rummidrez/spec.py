@@ -14,7 +14,7 @@ from card_envs.core import layout
 from card_envs.core.config import Option
 from card_envs.core.engine import Game
 from card_envs.core.scene import Scene
-from card_envs.games.rummidrez import batched, table
+from card_envs.games.rummidrez import batched, search, table
 from card_envs.games.rummidrez import engine as k
 from card_envs.games.rummidrez.heuristic import heuristic_actions
 from card_envs.games.rummidrez.solver import card_name, table_partition
@@ -73,6 +73,7 @@ class _RummidrezBase(Game):
     engine = k
     batched = batched
     heuristic_kernel = heuristic_actions
+    search_kernel = search.search
     state_size = k.STATE_SIZE
     num_actions = k.NUM_ACTIONS
 

@@ -9,7 +9,7 @@ from card_envs.core import layout
 from card_envs.core.config import Option
 from card_envs.core.engine import Game
 from card_envs.core.scene import Scene
-from card_envs.games.super_zwierzaki import batched, table
+from card_envs.games.super_zwierzaki import batched, search, table
 from card_envs.games.super_zwierzaki import engine as k
 from card_envs.games.super_zwierzaki.deck import CLASSES, COLOURS, FUNCTIONS, KINDS
 from card_envs.games.super_zwierzaki.describe import card_label, describe
@@ -50,6 +50,7 @@ class SuperZwierzaki(Game):
     engine = k
     batched = batched
     heuristic_kernel = heuristic_actions
+    search_kernel = search.search
     # the default cap where random games refill the draw pile in about half the games
     # (after 1,200-1,600 steps); a shorter one at most player counts keeps the suite quick
     test_configs = (

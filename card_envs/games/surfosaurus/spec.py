@@ -11,7 +11,7 @@ from card_envs.core import combos, layout
 from card_envs.core.config import Option
 from card_envs.core.engine import Game
 from card_envs.core.scene import Scene
-from card_envs.games.surfosaurus import batched
+from card_envs.games.surfosaurus import batched, search
 from card_envs.games.surfosaurus import engine as k
 from card_envs.games.surfosaurus.heuristic import heuristic_actions
 
@@ -108,6 +108,7 @@ class Surfosaurus(Game):
     engine = k
     batched = batched
     heuristic_kernel = heuristic_actions
+    search_kernel = search.search
     test_configs = (
         *(dict(num_players=n, hints=h) for n in range(2, 7) for h in (False, True)),
         dict(num_players=3, reward="score"),
