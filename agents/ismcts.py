@@ -59,8 +59,26 @@ class ISMCTSAgent(Agent):
         self._settings = (simulations, float(exploration), ROLLOUTS[rollout], depth, game.obs_size)
         self._tree: tuple[np.ndarray, ...] | None = None  # built at the first move
         self._rng = np.random.default_rng(seed)
+        self._load_search()
         self.spec = self.name = f"ismcts:{simulations}:{rollout}" + (
             f":depth={max_depth}" if max_depth else ""
+        )
+
+    def _load_search(self) -> None:
+        """Compile the game's search, or load it from numba's cache, now: one simulation on
+        a fresh deal, so that the time of the agent's moves is the search's own."""
+        game = self._game
+        row = game.new_row()
+        game.reset_row(row, 0)
+        stream = np.ones((1, layout.RNG + 4), dtype=np.int64)
+        settings = (1, *self._settings[1:])
+        type(game).search_kernel(
+            row[None],
+            stream,
+            np.empty(1, np.int64),
+            new_tree(1, game.num_actions),
+            settings,
+            game.heuristic_args(),
         )
 
     def reseed(self, seed: int | None) -> None:

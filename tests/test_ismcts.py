@@ -4,6 +4,7 @@ against a plain-Python reference."""
 
 from __future__ import annotations
 
+import io
 import itertools
 import math
 
@@ -12,10 +13,14 @@ import pytest
 from helpers_no_thanks import NO_THANKS, TAKE, make_env, write_situation
 
 from agents import make_agent
+from agents.human import Terminal
 from agents.ismcts import DEFAULT_SIMULATIONS, ISMCTSAgent
 from card_envs.core import ismcts, layout
 from card_envs.evaluation import evaluate
+from card_envs.play import play
 from card_envs.registry import make_game
+from card_envs.web.match import Match
+from card_envs.wrappers import SingleAgentEnv
 
 GAMES = {  # env id -> player counts played
     "no_thanks_v0": (3, 5),
@@ -67,6 +72,34 @@ def test_plays_legal_games_to_the_end_and_reproducibly(env_id, n):
     assert first.actions == again.actions
     np.testing.assert_array_equal(first.win_share, again.win_share)
     assert first.actions != other.actions
+
+
+def test_every_harness_passes_rows():
+    """The search refuses observations (act_batch raises), so a game played to the end shows
+    the harness gave it rows: terminal play (agents in the other seats), the browser's
+    match, the single-agent views' opponents."""
+    out = io.StringIO()
+    specs = ["human", "ismcts:10", "ismcts:10:random"]
+    play("no_thanks_v0", specs, {}, 5, 1, Terminal(io.StringIO("1\n" * 40), out))
+    assert "=== Game over ===" in out.getvalue()
+    match = Match.new("no_thanks_v0", {}, ["ismcts:10", "heuristic", "ismcts:10:random"])
+    match.run_agents()
+    assert match.over
+    env = SingleAgentEnv("no_thanks_v0", opponents="ismcts:10", seed=0)
+    env.reset()
+    done = False
+    while not done:
+        _, _, terminated, truncated, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))
+        done = terminated or truncated
+
+
+def test_evaluation_counts_each_seats_decisions_and_their_time():
+    ev = evaluate("no_thanks_v0", ["ismcts:20", "heuristic", "random"], 3, 0, workers=1)
+    games = ev.results
+    np.testing.assert_array_equal(games.moves.sum(axis=1), games.lengths)
+    assert (games.moves > 0).all() and (games.think >= 0).all()
+    assert all(np.isfinite(s.ms_per_move) for s in ev)
+    assert "ms/move" in ev.table()
 
 
 # --- no hidden information --------------------------------------------------------------------
