@@ -10,10 +10,15 @@ class Agent:
 
     `act_batch` is the primitive: environments ask all instances that wait for this agent at
     once. `act` is the single-observation convenience built on it.
+
+    Agents that search the game (`wants_rows`) choose from the engine's state rows instead,
+    with `act_rows`; they must read what the seat to act cannot see only through the game's
+    `resample_hidden`. Harnesses call `act_positions`, which gives each kind what it reads.
     """
 
     name: str = "agent"
     spec: str = "agent"
+    wants_rows: bool = False
 
     def reset(self) -> None:
         """Called at the start of each game (stateless agents ignore it)."""
@@ -24,6 +29,20 @@ class Agent:
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         raise NotImplementedError
+
+    def act_rows(self, rows: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Actions for the seats to act (`row[layout.PLAYER]`) in a batch of state rows."""
+        raise NotImplementedError(f"{type(self).__name__} reads observations, not rows")
+
+    def act_positions(
+        self, observations: np.ndarray, masks: np.ndarray, rows: np.ndarray
+    ) -> np.ndarray:
+        """Actions for a batch of positions, each given as the observation of the seat to
+        act, its action mask and the state row: `act_rows` when the agent wants rows, else
+        `act_batch`."""
+        if self.wants_rows:
+            return self.act_rows(rows, masks)
+        return self.act_batch(observations, masks)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         return int(self.act_batch(observation[None], action_mask[None])[0])

@@ -1,6 +1,7 @@
 """Agent spec strings -> agents.
 
 Specs: `random`, `heuristic`, `computer` (games that have a built-in computer player),
+`ismcts[:SIMULATIONS][:random|heuristic]` (information-set tree search, `agents.ismcts`),
 `ppo` (the MaskablePPO model shipped for the env), `ppo:path/to/model.zip` and `human` (a
 person at the terminal, for `card-envs play`).
 """
@@ -15,10 +16,12 @@ from agents.human import HumanAgent
 from agents.random_agent import RandomAgent
 from card_envs.registry import make_game
 
-_KINDS = ("random", "heuristic", "computer", "ppo", "human")
+_KINDS = ("random", "heuristic", "computer", "ismcts", "ppo", "human")
 SPEC_HELP = (  # the known specs, for error messages and --help
-    "random, heuristic, computer (where the game has one), ppo (the model shipped for the "
-    "env), ppo:path/to/model.zip, human (a person at the terminal: play only)"
+    "random, heuristic, computer (where the game has one), ismcts[:SIMULATIONS][:random|"
+    "heuristic] (tree search, 1000 simulations a move with heuristic rollouts by default), "
+    "ppo (the model shipped for the env), ppo:path/to/model.zip, human (a person at the "
+    "terminal: play only)"
 )
 
 
@@ -46,6 +49,10 @@ def make_agent(spec: str | Agent, env_id: str, seed: int | None = None, **config
         return HumanAgent(make_game(env_id, **config))
     if spec == "computer":
         return ComputerAgent(make_game(env_id, **config))
+    if spec == "ismcts" or spec.startswith("ismcts:"):
+        from agents.ismcts import make_ismcts_agent
+
+        return make_ismcts_agent(spec, make_game(env_id, **config), seed)
     if spec == "ppo" or spec.startswith("ppo:"):
         from agents.ppo import make_ppo_agent  # torch is imported only when needed
 

@@ -36,7 +36,11 @@ elsewhere); `workers=1` plays in this process.
 
 Agents are asked for actions in batches, for all the games of a chunk where they are to
 act at once; `reset()` is called once per chunk, before its games start, so an agent that
-keeps state between its moves must keep it per game itself. A tqdm progress
+keeps state between its moves must keep it per game itself. Agents that search the game
+(`wants_rows`) get the instances' state rows (`Agent.act_positions`). Each agent's wall
+time per decision is reported (`AgentStats.ms_per_move`, the table's ms/move: a batch
+call's time shared evenly among its positions; measured on whatever else the machine
+runs, so a cost to compare, not a constant). A tqdm progress
 bar on stderr counts finished games when stderr is a terminal (`progress=True` shows it
 anyway, `progress=False` never).
 """
@@ -149,16 +153,25 @@ class GameBatch:
     truncated: np.ndarray  # (games,) whether the game was cut short by a cap
     seeds: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     actions: list[list[int]] | None = None
+    # (games, num_players), when measured: each seat's decisions and the seconds its agent
+    # spent choosing them (a batch call's time shared evenly among its positions)
+    moves: np.ndarray | None = None
+    think: np.ndarray | None = None
 
     @staticmethod
     def concat(batches: Sequence[GameBatch]) -> GameBatch:
-        actions = None
-        if batches and all(b.actions is not None for b in batches):
-            actions = [a for b in batches for a in b.actions]
+        def joined(name: str):
+            parts = [getattr(b, name) for b in batches]
+            if not parts or any(p is None for p in parts):
+                return None
+            return [a for p in parts for a in p] if name == "actions" else np.concatenate(parts)
+
         return GameBatch(
             *(np.concatenate([getattr(b, name) for b in batches]) for name in _ARRAYS),
             seeds=np.concatenate([b.seeds for b in batches]),
-            actions=actions,
+            actions=joined("actions"),
+            moves=joined("moves"),
+            think=joined("think"),
         )
 
 
@@ -226,6 +239,8 @@ def play_chunk(chunk: Chunk) -> GameBatch:
     scores = np.zeros((m, n))
     wins = np.zeros((m, n))
     lengths = np.zeros(m, dtype=np.int64)
+    moves = np.zeros((m, n), dtype=np.int64)
+    think = np.zeros((m, n))
     truncated = np.zeros(m, dtype=bool)
     done = np.zeros(m, dtype=bool)
     actions = np.full(m, SKIP, dtype=np.int64)
@@ -241,7 +256,12 @@ def play_chunk(chunk: Chunk) -> GameBatch:
             if not hit.any():
                 continue
             sel = hit.nonzero()[0]
-            chosen = np.asarray(agent.act_batch(obs[sel], masks[sel]), dtype=np.int64)
+            t0 = time.perf_counter()
+            chosen = agent.act_positions(obs[sel], masks[sel], venv.states[sel])
+            chosen = np.asarray(chosen, dtype=np.int64)
+            seat = venv.current_player[sel]
+            moves[sel, seat] += 1
+            think[sel, seat] += (time.perf_counter() - t0) / len(sel)
             if chosen.shape != sel.shape:
                 raise ValueError(
                     f"agent {_agent_label(chunk.agents[k])!r} returned {chosen.shape} "
@@ -277,6 +297,8 @@ def play_chunk(chunk: Chunk) -> GameBatch:
         truncated,
         seeds=chunk.seed + np.arange(m, dtype=np.int64),
         actions=recorded,
+        moves=moves,
+        think=think,
     )
 
 
@@ -410,6 +432,7 @@ class AgentStats:
     mean_score: float
     mean_score_ci: tuple[float, float]
     seat_games: tuple[int, ...]  # games played in each seat
+    ms_per_move: float = math.nan  # wall time the agent took per decision (nan: not measured)
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -445,14 +468,15 @@ class Evaluation(Sequence):
             f"{self.env_id} {self.config}: {self.games} games, seats balanced, seed {self.seed}"
             + (f" ({self.truncated} truncated)" if self.truncated else ""),
             f"{'#':>3} {'agent':<20} {'win rate':>8} {f'{pct}% CI':>15} "
-            f"{'reward':>9} {'± ci':>7} {'score':>9} {'± ci':>7} {'games':>7}",
+            f"{'reward':>9} {'± ci':>7} {'score':>9} {'± ci':>7} {'games':>7} {'ms/move':>8}",
         ]
         for i, s in enumerate(self.agents):
             lines.append(
                 f"{i:>3} {s.name:<20} {s.win_rate:>8.3f} "
                 f"{f'[{s.win_rate_ci[0]:.3f}, {s.win_rate_ci[1]:.3f}]':>15} "
                 f"{s.mean_reward:>9.3f} {_half(s.mean_reward_ci):>7} "
-                f"{s.mean_score:>9.2f} {_half(s.mean_score_ci):>7} {s.games:>7}"
+                f"{s.mean_score:>9.2f} {_half(s.mean_score_ci):>7} {s.games:>7} "
+                f"{s.ms_per_move:>8.3f}"
             )
         return "\n".join(lines)
 
@@ -483,7 +507,15 @@ def agent_stats(
         mean_score=score,
         mean_score_ci=score_ci,
         seat_games=tuple(int(c) for c in mask.sum(axis=0)) if n else (),
+        ms_per_move=ms_per_move(results, mask),
     )
+
+
+def ms_per_move(results: GameBatch, mask: np.ndarray) -> float:
+    """Milliseconds of choosing per decision over the seats in `mask` (nan: not measured)."""
+    if results.moves is None or results.think is None or not results.moves[mask].sum():
+        return math.nan
+    return 1000.0 * float(results.think[mask].sum()) / float(results.moves[mask].sum())
 
 
 def _drive(

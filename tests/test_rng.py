@@ -115,6 +115,34 @@ def test_shuffle_slice_moves_every_card_to_every_place():
     assert chi_square(first_place) < 80.0
 
 
+def test_shuffle_sorted_ignores_the_order_it_is_given():
+    """The same values in any order come out in the same order from the same PRNG state,
+    and every order of (5, 5, 6, 7) comes out over many draws."""
+    values = [7, 5, 6, 5]
+    seen = set()
+    for seed in range(200):
+        outs = []
+        for order in itertools.permutations(values):
+            row = seeded_row(seed)
+            arr = np.array(order, dtype=np.int64)
+            rng.shuffle_sorted(row, arr)
+            outs.append(arr.tolist())
+        assert all(out == outs[0] for out in outs), seed
+        assert sorted(outs[0]) == sorted(values)
+        seen.add(tuple(outs[0]))
+    assert len(seen) == 12  # 4! / 2! distinct orders
+
+
+def test_shuffle_sorted_shuffles_a_slice_of_the_row_in_place():
+    row = seeded_row(3, size=40)
+    row[4:] = np.arange(1000, 1036)
+    rng.shuffle_sorted(row, row[10:30])
+    assert sorted(row[10:30].tolist()) == list(range(1006, 1026))
+    assert row[10:30].tolist() != list(range(1006, 1026))
+    np.testing.assert_array_equal(row[4:10], np.arange(1000, 1006))
+    np.testing.assert_array_equal(row[30:], np.arange(1026, 1036))
+
+
 def test_seed_words_are_deterministic_32_bit_and_distinct():
     words = {}
     # seeds are used modulo 2**64, so these are 1004 different seeds

@@ -23,6 +23,7 @@ from card_envs.tournament.ratings import (
     pairwise_counts,
     seat_ranks,
 )
+from card_envs.tournament.report import format_table
 from card_envs.tournament.schedule import plan, portable_spec
 
 FIELD4 = [
@@ -339,3 +340,26 @@ def test_a_changed_config_is_refused_until_restart(tmp_path):
     assert res.played == 4 and res.already_stored == 0
     with Store(changed.db) as store:
         assert store.count("t") == 4
+
+
+def test_a_search_agent_plays_and_its_time_per_move_is_reported(tmp_path):
+    ev = {"name": "nt", "env": "no_thanks_v0", "agents": ["ismcts:20", "heuristic", "random"],
+          "games": 6}  # fmt: skip
+    (board,) = run_tournament(config(tmp_path, [ev])).leaderboards
+    assert all(math.isfinite(s.ms_per_move) and s.ms_per_move >= 0 for s in board.standings)
+    assert "ms/move" in format_table(board)
+
+
+def test_a_database_of_an_earlier_version_gets_the_time_columns(tmp_path):
+    """Games stored before moves and think times were kept rate as before, time unknown."""
+    ev = {"name": "nt", "env": "no_thanks_v0", "agents": FIELD4[:3], "games": 6}
+    cfg = config(tmp_path, [ev])
+    run_tournament(cfg, write_files=False)
+    with sqlite3.connect(cfg.db) as conn:  # back to the old schema: drop the new columns
+        conn.execute("ALTER TABLE games DROP COLUMN moves")
+        conn.execute("ALTER TABLE games DROP COLUMN think")
+    (board,) = run_tournament(cfg, write_files=False).leaderboards
+    assert board.games == 6 and all(math.isnan(s.ms_per_move) for s in board.standings)
+    with sqlite3.connect(cfg.db) as conn:
+        columns = {r[1] for r in conn.execute("PRAGMA table_info(games)")}
+    assert {"moves", "think"} <= columns

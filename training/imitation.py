@@ -48,7 +48,7 @@ def collect(config: TrainConfig, settings: ImitationSettings) -> Samples:
     obs, masks = venv.reset()
     count = 0
     while count < size or pending.any():
-        actions = teacher.act_batch(obs, masks)
+        actions = teacher.act_positions(obs, masks, venv.states)
         take = min(NUM_ENVS, size - count)
         if take > 0:
             rows = slice(count, count + take)

@@ -17,7 +17,10 @@ plus a little Python for config, inspection and text. The kernels, all `@njit(ca
   suite and the soak call it after every step.
 - `resample_hidden(row, seat)`: redraw in place, from the row's own PRNG, everything `seat`
   cannot see, keeping the row consistent with everything `seat` has seen (a determinisation
-  for search; `Game.resample_hidden` wraps it with a fresh seed).
+  for search; `Game.resample_hidden` wraps it with a fresh seed). The new row depends only on
+  what `seat` has seen and on the PRNG, not on the hidden cards it replaces (pools are
+  sorted before they are shuffled, `rng.shuffle_sorted`), so a search that sees the game
+  only through it chooses the same from every row `seat` cannot tell apart.
 - `batch_reset(buffers)` / `batch_step(buffers, actions)`: the four kernels above bound to
   `core.batched.reset_all` / `step_all` in the game's `batched.py` (two one-line cached
   wrappers; referring to the kernels as module attributes keeps them cacheable).
@@ -70,6 +73,10 @@ class Game:
     outcome_kernel: ClassVar[Any]
     batch_reset_kernel: ClassVar[Any]
     batch_step_kernel: ClassVar[Any]
+    # the hand-written policy, a numba kernel `(obs, masks, out, *heuristic_args())`
+    heuristic_kernel: ClassVar[Any] = None
+    # the game's kernels bound to the ISMCTS search (`core.ismcts`, `games/<game>/search.py`)
+    search_kernel: ClassVar[Any] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -171,6 +178,14 @@ class Game:
         hook of `describe_action`; the default is the context-free `action_name`)."""
         return self.action_name(action)
 
+    def heuristic_args(self) -> tuple:
+        """The extra arguments `heuristic_kernel` takes after (obs, masks, out) for this
+        config; searches pass them to it in their rollouts."""
+        return ()
+
     def heuristic_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The game's hand-written policy for a batch of observations of this config."""
-        raise NotImplementedError(f"{self.env_id} has no heuristic policy")
+        kernel = type(self).heuristic_kernel
+        if kernel is None:
+            raise NotImplementedError(f"{self.env_id} has no heuristic policy")
+        return run_policy(kernel, observations, masks, *self.heuristic_args())

@@ -82,3 +82,18 @@ def shuffle_slice(row, lo, hi):
         tmp = row[i]
         row[i] = row[j]
         row[j] = tmp
+
+
+@njit(cache=True)
+def shuffle_sorted(row, values):
+    """Sort `values` (an int64 array, e.g. a slice of `row`), then Fisher-Yates shuffle it
+    with the row's generator: the result depends only on which values there are and on the
+    PRNG, not on the order they came in. `resample_hidden` redraws with it, so that a redraw
+    does not carry the hidden order it started from: an information-set search then plays
+    the same from every row a seat cannot tell apart."""
+    values.sort()
+    for i in range(len(values) - 1, 0, -1):
+        j = below(row, i + 1)
+        tmp = values[i]
+        values[i] = values[j]
+        values[j] = tmp

@@ -397,7 +397,9 @@ def check_hidden_information(env_id: str, config: Config, seed: int = 21) -> Non
     """`resample_hidden(row, seat)` changes nothing `seat` can see (observation, and mask when
     it is to act), keeps the conservation laws, redraws something in most positions (the other
     seats' observations too when they hold private cards), and the new row plays on to the
-    end; so an observation never depends on what its seat cannot see."""
+    end; so an observation never depends on what its seat cannot see. With the same PRNG
+    state, it redraws a resampled row exactly as the row itself: the redraw depends on
+    nothing `seat` cannot see (what a search from it chooses neither)."""
     where = _where(env_id, config)
     checked = redrawn = others_changed = 0
     rng = np.random.default_rng(seed)
@@ -407,6 +409,12 @@ def check_hidden_information(env_id: str, config: Config, seed: int = 21) -> Non
         for seat in range(game.num_players):
             new = game.resample_hidden(row, seat, int(rng.integers(1 << 62)))
             assert game.invariant_error(new) is None, f"{where}: {game.invariant_error(new)}"
+            again = int(rng.integers(1 << 62))
+            np.testing.assert_array_equal(
+                game.resample_hidden(new, seat, again),
+                game.resample_hidden(row, seat, again),
+                err_msg=f"{where}: the redraw depends on the hidden cards it replaces",
+            )
             before, after = _observe(env, row, seat), _observe(env, new, seat)
             np.testing.assert_array_equal(after, before, err_msg=f"{where}: seat {seat} sees it")
             if seat == to_act:

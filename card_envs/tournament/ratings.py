@@ -145,6 +145,7 @@ class Standing:
     mean_score_low: float
     mean_score_high: float
     seat_games: tuple[int, ...]
+    ms_per_move: float  # wall time of the agent per decision in this run (nan: not stored)
 
 
 @dataclass
@@ -203,6 +204,7 @@ def leaderboard(
                 mean_score_low=s.mean_score_ci[0],
                 mean_score_high=s.mean_score_ci[1],
                 seat_games=s.seat_games,
+                ms_per_move=s.ms_per_move,
             )
         )
 

@@ -8,6 +8,8 @@ from pathlib import Path
 
 from card_envs.tournament.ratings import Leaderboard
 
+# without ms_per_move: the same games give the same CSV (a resumed run writes the same
+# file), and a wall-clock time is not the same twice
 CSV_COLUMNS = (
     "place",
     "name",
@@ -47,7 +49,7 @@ def format_table(board: Leaderboard) -> str:
         cols += f"{'Elo':>7} {'±se':>5} "
     cols += (
         f"{'mu':>6} {'±sigma':>6} {'mu-3σ':>6} {'win rate':>8} {f'{pct}% CI':>15} "
-        f"{'score':>8} {'games':>6}"
+        f"{'score':>8} {'games':>6} {'ms/move':>8}"
     )
     lines = [head, cols, "-" * len(cols)]
     for s in board.standings:
@@ -57,7 +59,7 @@ def format_table(board: Leaderboard) -> str:
         line += (
             f"{s.mu:>6.2f} {s.sigma:>6.2f} {s.ordinal:>6.2f} {s.win_rate:>8.3f} "
             f"{f'[{s.win_rate_low:.3f}, {s.win_rate_high:.3f}]':>15} "
-            f"{s.mean_score:>8.2f} {s.games:>6}"
+            f"{s.mean_score:>8.2f} {s.games:>6} {_f(s.ms_per_move, '8.3f')}"
         )
         lines.append(line)
     lines += [f"note: {n}" for n in board.notes]

@@ -3,7 +3,9 @@
 Table `games`: one row per game with the tournament, event, env id and config (JSON), the
 chunk, table and game index, the seed it was dealt from, the agent name and spec in each
 seat, each seat's rewards, scores and win share (JSON lists), its length, whether it was
-truncated, and (when recorded) its actions. The key (tournament, event, table, game) makes
+truncated, (when recorded) its actions, and each seat's decisions and the seconds its
+agent took for them (`moves`, `think`; empty in databases written before they were kept,
+which get the columns when opened). The key (tournament, event, table, game) makes
 a game impossible to store twice. A chunk's games are written in one transaction, so a
 killed run leaves whole chunks or nothing of them.
 
@@ -51,6 +53,8 @@ CREATE TABLE IF NOT EXISTS games (
     truncated INTEGER NOT NULL,
     actions TEXT,
     finished_at TEXT NOT NULL,
+    moves TEXT,
+    think TEXT,
     PRIMARY KEY (tournament, event, table_index, game)
 );
 CREATE INDEX IF NOT EXISTS games_by_chunk ON games (tournament, event, chunk);
@@ -74,7 +78,10 @@ GAME_COLUMNS = (
     "truncated",
     "actions",
     "finished_at",
+    "moves",
+    "think",
 )
+ADDED_COLUMNS = ("moves", "think")  # not in databases of earlier versions
 
 
 class TournamentMismatch(ValueError):
@@ -91,7 +98,16 @@ def _floats(row: np.ndarray) -> str:
 
 def _decoded(values: tuple) -> dict:
     row = dict(zip(GAME_COLUMNS, values, strict=True))
-    for key in ("config", "seats", "agents", "rewards", "scores", "wins", "actions"):
+    for key in (
+        "config",
+        "seats",
+        "agents",
+        "rewards",
+        "scores",
+        "wins",
+        "actions",
+        *ADDED_COLUMNS,
+    ):
         if row[key] is not None:
             row[key] = json.loads(row[key])
     row["truncated"] = bool(row["truncated"])
@@ -107,6 +123,11 @@ class Store:
         try:
             conn = sqlite3.connect(self.path, timeout=60)
             conn.executescript(SCHEMA)
+            have = {r[1] for r in conn.execute("PRAGMA table_info(games)")}
+            with conn:
+                for column in ADDED_COLUMNS:
+                    if column not in have:
+                        conn.execute(f"ALTER TABLE games ADD COLUMN {column} TEXT")
         except sqlite3.DatabaseError as err:  # e.g. "file is not a database"
             if conn is not None:
                 conn.close()
@@ -207,6 +228,8 @@ class Store:
                     int(batch.truncated[i]),
                     None if batch.actions is None else json.dumps(batch.actions[i]),
                     now,
+                    None if batch.moves is None else json.dumps(batch.moves[i].tolist()),
+                    None if batch.think is None else _floats(batch.think[i]),
                 )
             )
         marks = ", ".join("?" * len(GAME_COLUMNS))
@@ -266,6 +289,9 @@ class Store:
         def arr(key, dtype=np.float64):
             return np.array([r[key] for r in rows], dtype=dtype).reshape(m, n)
 
+        def timed(key, dtype=np.float64):  # None when any game was stored without it
+            return None if any(r[key] is None for r in rows) else arr(key, dtype)
+
         return GameBatch(
             np.array([[index[s] for s in r["seats"]] for r in rows], dtype=np.int64).reshape(m, n),
             arr("rewards"),
@@ -275,4 +301,6 @@ class Store:
             np.array([r["truncated"] for r in rows], dtype=bool),
             seeds=np.array([r["seed"] for r in rows], dtype=np.int64),
             actions=None,
+            moves=timed("moves", np.int64),
+            think=timed("think"),
         )

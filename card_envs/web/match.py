@@ -126,7 +126,8 @@ class Match:
             raise MatchError(f"player_{p} is yours to play", 409)
         type(self.game).observe_kernel(self.row, p, self._obs)
         self.legal()
-        self._apply(int(agent.act(self._obs, self._mask)))
+        chosen = agent.act_positions(self._obs[None], self._mask[None], self.row[None])
+        self._apply(int(chosen[0]))
 
     def run_agents(self) -> None:
         """Agents move until the person is to act or the game is over."""

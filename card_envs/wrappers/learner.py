@@ -229,6 +229,8 @@ class LearnerSeats:
             for k, agent in enumerate(self.opponents):
                 sel = np.flatnonzero(waiting & (who == k))
                 if len(sel):
-                    actions[sel] = agent.act_batch(venv.observations[sel], venv.action_masks[sel])
+                    actions[sel] = agent.act_positions(
+                        venv.observations[sel], venv.action_masks[sel], venv.states[sel]
+                    )
             self.seconds["opponents"] += time.perf_counter() - t0
             self._engine_step(actions, ended, infos)

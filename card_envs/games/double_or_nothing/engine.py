@@ -23,7 +23,7 @@ from numba import njit
 
 from card_envs.core import layout
 from card_envs.core.combos import range_copies, range_play_keys, range_strength
-from card_envs.core.rng import below
+from card_envs.core.rng import below, shuffle_sorted
 
 NUM_NUMBERS = 8
 NUM_RANGES = NUM_NUMBERS * (NUM_NUMBERS + 1) // 2  # 36
@@ -527,12 +527,14 @@ def check_invariants(row):
 
 @njit(cache=True)
 def _shuffle_deck_span(row, p, lo, hi):
-    """Fisher-Yates over the cards lo..hi-1 from the top of p's deck."""
-    for i in range(hi - 1, lo, -1):
-        j = lo + below(row, i - lo + 1)
-        a = deck_slot(row, p, i)
-        b = deck_slot(row, p, j)
-        row[a], row[b] = row[b], row[a]
+    """Shuffle the cards lo..hi-1 from the top of p's deck (`shuffle_sorted`: the new order
+    does not depend on the old one)."""
+    cards = np.empty(hi - lo, dtype=np.int64)
+    for i in range(lo, hi):
+        cards[i - lo] = row[deck_slot(row, p, i)]
+    shuffle_sorted(row, cards)
+    for i in range(lo, hi):
+        row[deck_slot(row, p, i)] = cards[i - lo]
 
 
 @njit(cache=True)

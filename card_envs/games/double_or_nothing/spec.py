@@ -11,7 +11,7 @@ from card_envs.core.combos import range_copies, range_strength
 from card_envs.core.config import Option
 from card_envs.core.engine import Game, run_policy
 from card_envs.core.scene import Scene
-from card_envs.games.double_or_nothing import batched, table
+from card_envs.games.double_or_nothing import batched, search, table
 from card_envs.games.double_or_nothing import engine as k
 from card_envs.games.double_or_nothing.heuristic import computer_actions, heuristic_actions
 
@@ -98,6 +98,8 @@ class DoubleOrNothing(Game):
     }
     engine = k
     batched = batched
+    heuristic_kernel = heuristic_actions
+    search_kernel = search.search
     test_configs = (
         dict(stage=1),
         dict(stage=2, first_leader=1),
@@ -197,9 +199,6 @@ class DoubleOrNothing(Game):
             each = (f"{_count_word(copies)} {v}{'s' * (copies != 1)}" for v in scarce)
             text += f"; forced copies: {', '.join(each)}"
         return text + ")"
-
-    def heuristic_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        return run_policy(heuristic_actions, observations, masks)
 
     def computer_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         return run_policy(computer_actions, observations, masks)

@@ -11,7 +11,7 @@ from numba import njit
 from card_envs.core import layout
 from card_envs.core.combos import run_low_sum
 from card_envs.core.rewards import share_win
-from card_envs.core.rng import shuffle_slice
+from card_envs.core.rng import shuffle_slice, shuffle_sorted
 
 MAX_PLAYERS = 7
 LOW_CARD, HIGH_CARD = 3, 35
@@ -197,4 +197,4 @@ def resample_hidden(row, seat):
     """Redraw what `seat` cannot know, from the row's PRNG: which of the unseen cards are still
     to come (and their order) and which were removed. Token counts stay: every pass and take
     is public, so a player who remembers the game knows them even when they are not shown."""
-    shuffle_slice(row, DECK + row[NEXT], DECK + NUM_CARDS)
+    shuffle_sorted(row, row[DECK + row[NEXT] : DECK + NUM_CARDS])

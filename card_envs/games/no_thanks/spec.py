@@ -8,9 +8,9 @@ import numpy as np
 
 from card_envs.core import layout
 from card_envs.core.config import Option
-from card_envs.core.engine import Game, run_policy
+from card_envs.core.engine import Game
 from card_envs.core.scene import Scene
-from card_envs.games.no_thanks import batched, table
+from card_envs.games.no_thanks import batched, search, table
 from card_envs.games.no_thanks import engine as k
 from card_envs.games.no_thanks.heuristic import heuristic_actions
 
@@ -62,6 +62,8 @@ class NoThanks(Game):
     }
     engine = k
     batched = batched
+    heuristic_kernel = heuristic_actions
+    search_kernel = search.search
     test_configs = (
         *(dict(num_players=n, public_tokens=p) for n in range(3, 8) for p in (False, True)),
         dict(num_players=4, reward="score"),
@@ -146,6 +148,3 @@ class NoThanks(Game):
         if action == k.TAKE:
             return f"take {int(row[k.CARD])} ({pot} token{'s' * (pot != 1)})"
         return f"no thanks (pay a token on {int(row[k.CARD])})"
-
-    def heuristic_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        return run_policy(heuristic_actions, observations, masks)

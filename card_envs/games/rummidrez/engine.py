@@ -31,7 +31,7 @@ from numba import njit
 
 from card_envs.core import layout
 from card_envs.core.rewards import share_win
-from card_envs.core.rng import below, shuffle_slice
+from card_envs.core.rng import below, shuffle_slice, shuffle_sorted
 from card_envs.games.rummidrez.solver import NUM_FIGURES, NUM_NUMBERS, best_addition, table_valid
 
 MAX_PLAYERS = 4
@@ -700,7 +700,7 @@ def resample_hidden(row, seat):
     stays as it is. That keeps the row consistent with what `seat` saw; it does not redraw
     the other hands (which may hold cards drawn from the refilled pile)."""
     if row[REFILLED]:
-        shuffle_slice(row, DRAW_PILE, DRAW_PILE + row[DRAW_N])
+        shuffle_sorted(row, row[DRAW_PILE : DRAW_PILE + row[DRAW_N]])
         return
     n = row[layout.NUM_PLAYERS]
     pool = np.empty(NUM_CARDS, dtype=np.int64)
@@ -722,9 +722,7 @@ def resample_hidden(row, seat):
                 m += 1
             sizes[q] += free
             row[HAND + q * NUM_IDS + c] -= free
-    for i in range(m - 1, 0, -1):
-        j = below(row, i + 1)
-        pool[i], pool[j] = pool[j], pool[i]
+    shuffle_sorted(row, pool[:m])
     m = 0
     for q in range(n):
         for _ in range(sizes[q]):

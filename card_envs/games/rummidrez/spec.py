@@ -12,9 +12,9 @@ import numpy as np
 
 from card_envs.core import layout
 from card_envs.core.config import Option
-from card_envs.core.engine import Game, run_policy
+from card_envs.core.engine import Game
 from card_envs.core.scene import Scene
-from card_envs.games.rummidrez import batched, table
+from card_envs.games.rummidrez import batched, search, table
 from card_envs.games.rummidrez import engine as k
 from card_envs.games.rummidrez.heuristic import heuristic_actions
 from card_envs.games.rummidrez.solver import card_name, table_partition
@@ -72,6 +72,8 @@ def table_groups(row: np.ndarray) -> list[list[int]]:
 class _RummidrezBase(Game):
     engine = k
     batched = batched
+    heuristic_kernel = heuristic_actions
+    search_kernel = search.search
     state_size = k.STATE_SIZE
     num_actions = k.NUM_ACTIONS
 
@@ -189,9 +191,8 @@ class _RummidrezBase(Game):
         cards = row[k.DISCARD_PILE + top - count : k.DISCARD_PILE + top]
         return f"take the top {count} of the discard pile: {_names([int(c) for c in cards])}"
 
-    def heuristic_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        ends = bool(self.config["neutral_at_ends"])
-        return run_policy(heuristic_actions, observations, masks, self.num_players, ends)
+    def heuristic_args(self) -> tuple:
+        return (self.num_players, bool(self.config["neutral_at_ends"]))
 
 
 class Rummidrez(_RummidrezBase):

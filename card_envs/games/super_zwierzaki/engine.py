@@ -22,7 +22,7 @@ from numba import njit
 
 from card_envs.core import layout
 from card_envs.core.rewards import share_win
-from card_envs.core.rng import below, shuffle_slice
+from card_envs.core.rng import below, shuffle_slice, shuffle_sorted
 from card_envs.games.super_zwierzaki.deck import (
     CLASSES,
     KIND_CLASSES,
@@ -1017,9 +1017,7 @@ def _exchange(row, others, part, with_pile):
             if part >= 0:
                 row[part + i] -= c
             sizes[q] += c
-    for i in range(m - 1, 0, -1):
-        j = below(row, i + 1)
-        pool[i], pool[j] = pool[j], pool[i]
+    shuffle_sorted(row, pool[:m])
     m = 0
     for q in range(row[layout.NUM_PLAYERS]):
         for _ in range(sizes[q]):

@@ -7,9 +7,9 @@ import numpy as np
 
 from card_envs.core import layout
 from card_envs.core.config import Option
-from card_envs.core.engine import Game, run_policy
+from card_envs.core.engine import Game
 from card_envs.core.scene import Scene
-from card_envs.games.super_zwierzaki import batched, table
+from card_envs.games.super_zwierzaki import batched, search, table
 from card_envs.games.super_zwierzaki import engine as k
 from card_envs.games.super_zwierzaki.deck import CLASSES, COLOURS, FUNCTIONS, KINDS
 from card_envs.games.super_zwierzaki.describe import card_label, describe
@@ -49,6 +49,8 @@ class SuperZwierzaki(Game):
     }
     engine = k
     batched = batched
+    heuristic_kernel = heuristic_actions
+    search_kernel = search.search
     # the default cap where random games refill the draw pile in about half the games
     # (after 1,200-1,600 steps); a shorter one at most player counts keeps the suite quick
     test_configs = (
@@ -224,5 +226,5 @@ class SuperZwierzaki(Game):
     def describe(self, row: np.ndarray, action: int, actor: int, viewer: int) -> str:
         return describe(row, action, actor, viewer)
 
-    def heuristic_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        return run_policy(heuristic_actions, observations, masks, self.num_players)
+    def heuristic_args(self) -> tuple:
+        return (self.num_players,)

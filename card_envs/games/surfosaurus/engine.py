@@ -12,7 +12,7 @@ from numba import njit
 from card_envs.core import layout
 from card_envs.core.combos import FULL, HALF, NUM_VALUES, combo_flags
 from card_envs.core.rewards import share_win
-from card_envs.core.rng import below, shuffle_slice
+from card_envs.core.rng import shuffle_slice, shuffle_sorted
 
 MAX_PLAYERS = 6
 NUM_CARDS = 84
@@ -337,7 +337,9 @@ def resample_hidden(row, seat):
         if j < removed_cards(n) or j >= row[DRAW]:
             slots[count] = DECK + j
             count += 1
-    for i in range(count - 1, 0, -1):
-        j = below(row, i + 1)
-        a, b = slots[i], slots[j]
-        row[a], row[b] = row[b], row[a]
+    cards = np.empty(count, dtype=np.int64)
+    for i in range(count):
+        cards[i] = row[slots[i]]
+    shuffle_sorted(row, cards)
+    for i in range(count):
+        row[slots[i]] = cards[i]

@@ -9,9 +9,9 @@ import numpy as np
 
 from card_envs.core import combos, layout
 from card_envs.core.config import Option
-from card_envs.core.engine import Game, run_policy
+from card_envs.core.engine import Game
 from card_envs.core.scene import Scene
-from card_envs.games.surfosaurus import batched
+from card_envs.games.surfosaurus import batched, search
 from card_envs.games.surfosaurus import engine as k
 from card_envs.games.surfosaurus.heuristic import heuristic_actions
 
@@ -107,6 +107,8 @@ class Surfosaurus(Game):
     }
     engine = k
     batched = batched
+    heuristic_kernel = heuristic_actions
+    search_kernel = search.search
     test_configs = (
         *(dict(num_players=n, hints=h) for n in range(2, 7) for h in (False, True)),
         dict(num_players=3, reward="score"),
@@ -211,5 +213,5 @@ class Surfosaurus(Game):
     def describe(self, row: np.ndarray, action: int, actor: int, viewer: int) -> str:
         return f"play {card_name(action)}"
 
-    def heuristic_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        return run_policy(heuristic_actions, observations, masks, self.num_players, self._points)
+    def heuristic_args(self) -> tuple:
+        return (self.num_players, self._points)

@@ -1,0 +1,125 @@
+"""Information-set Monte Carlo tree search as an agent: spec `ismcts[:SIMULATIONS][:ROLLOUT]`.
+
+`ismcts` searches `DEFAULT_SIMULATIONS` simulations per move with the game's heuristic in the
+rollouts; `ismcts:N` searches N; `ismcts:random` or `ismcts:N:random` rolls out with uniformly
+random legal actions instead (`heuristic` names the default). The search itself is
+`card_envs.core.ismcts`, compiled per game with the game's kernels.
+
+The agent reads engine rows (`wants_rows`), but only through the game's `resample_hidden`:
+each simulation redraws everything the seat to act cannot see, from the agent's own random
+stream. So its move depends on the seat's information and the agent's stream alone: from
+any row the seat cannot tell apart from the true one, an agent with the same seed plays the
+same moves (tests/test_ismcts.py checks it).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.base import Agent
+from card_envs.core import layout
+from card_envs.core.engine import Game
+from card_envs.core.ismcts import HEURISTIC, NO_LIMIT, RANDOM, new_tree
+
+DEFAULT_SIMULATIONS = 1000
+ROLLOUTS = {"random": RANDOM, "heuristic": HEURISTIC}
+EXPLORATION = 0.7  # UCB1's constant for win shares in [0, 1] (Cowling et al. use 0.7)
+SPEC_FORM = "ismcts[:SIMULATIONS][:random|heuristic][:depth=D]"
+
+
+class ISMCTSAgent(Agent):
+    """Single-observer ISMCTS with `simulations` simulations per move."""
+
+    wants_rows = True
+
+    def __init__(
+        self,
+        game: Game,
+        simulations: int = DEFAULT_SIMULATIONS,
+        rollout: str = "heuristic",
+        seed: int | None = None,
+        max_depth: int | None = None,
+        exploration: float = EXPLORATION,
+    ) -> None:
+        if type(game).search_kernel is None:
+            raise ValueError(f"{game.env_id} has no ISMCTS search kernel")
+        if isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 1:
+            raise ValueError(f"ismcts: simulations must be a positive int, got {simulations!r}")
+        if rollout not in ROLLOUTS:
+            raise ValueError(f"ismcts: rollout must be one of {sorted(ROLLOUTS)}, got {rollout!r}")
+        if max_depth is not None and (
+            isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 1
+        ):
+            raise ValueError(f"ismcts: depth must be a positive int or None, got {max_depth!r}")
+        self._game = game
+        self.simulations = simulations
+        self.rollout = rollout
+        self.max_depth = max_depth
+        depth = NO_LIMIT if max_depth is None else int(max_depth)
+        self._settings = (simulations, float(exploration), ROLLOUTS[rollout], depth, game.obs_size)
+        self._tree: tuple[np.ndarray, ...] | None = None  # built at the first move
+        self._rng = np.random.default_rng(seed)
+        self._load_search()
+        self.spec = self.name = f"ismcts:{simulations}:{rollout}" + (
+            f":depth={max_depth}" if max_depth else ""
+        )
+
+    def _load_search(self) -> None:
+        """Compile the game's search, or load it from numba's cache, now: one simulation on
+        a fresh deal, so that the time of the agent's moves is the search's own."""
+        game = self._game
+        row = game.new_row()
+        game.reset_row(row, 0)
+        stream = np.ones((1, layout.RNG + 4), dtype=np.int64)
+        settings = (1, *self._settings[1:])
+        type(game).search_kernel(
+            row[None],
+            stream,
+            np.empty(1, np.int64),
+            new_tree(1, game.num_actions),
+            settings,
+            game.heuristic_args(),
+        )
+
+    def reseed(self, seed: int | None) -> None:
+        self._rng = np.random.default_rng(seed)
+
+    def act_rows(self, rows: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        rows = np.ascontiguousarray(rows, dtype=np.int64)
+        if self._tree is None:
+            self._tree = new_tree(self.simulations, self._game.num_actions)
+        streams = np.zeros((len(rows), layout.RNG + 4), dtype=np.int64)
+        streams[:, layout.RNG :] = self._rng.integers(1, 1 << 32, size=(len(rows), 4))
+        out = np.empty(len(rows), dtype=np.int64)
+        type(self._game).search_kernel(
+            rows, streams, out, self._tree, self._settings, self._game.heuristic_args()
+        )
+        return out
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        raise TypeError(
+            "the ismcts agent searches the game from its state rows: call act_rows(rows, "
+            "masks) (evaluate, tournaments, play, the browser and the single-agent views do)"
+        )
+
+
+def make_ismcts_agent(spec: str, game: Game, seed: int | None) -> ISMCTSAgent:
+    """The agent of a spec `ismcts[:SIMULATIONS][:random|heuristic][:depth=D]`."""
+    simulations, rollout, depth = None, None, None
+    for part in spec.split(":")[1:]:
+        key, _, value = part.partition("=")
+        if part.isdigit() and simulations is None:
+            simulations = int(part)
+        elif part in ROLLOUTS and rollout is None:
+            rollout = part
+        elif key == "depth" and value.isdigit() and depth is None:
+            depth = int(value)
+        else:
+            raise ValueError(
+                f"bad ismcts spec {spec!r}: {part!r} is not a number of simulations, a "
+                f"rollout (random, heuristic) or depth=D, or says it twice; the form is "
+                f"{SPEC_FORM}"
+            )
+    if simulations is None:
+        simulations = DEFAULT_SIMULATIONS
+    return ISMCTSAgent(game, simulations, rollout or "heuristic", seed=seed, max_depth=depth)

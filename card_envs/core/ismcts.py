@@ -1,0 +1,288 @@
+"""Information-set Monte Carlo tree search over the engine protocol, all in numba.
+
+Single-observer ISMCTS (Cowling, Powley & Whitehouse, "Information Set Monte Carlo Tree
+Search", IEEE TCIAIG 2012). The searching seat sees the game only through the engine's
+`resample_hidden(copy, seat)`: every simulation
+
+1. determinises: copies the root row, seeds the copy's PRNG from the search's own stream
+   (never the row's) and redraws everything the seat cannot see;
+2. descends the tree of action sequences from the root, choosing among the actions legal in
+   this determinisation by UCB1 with availability counts (a child's exploration term uses
+   how often it was legal when its parent was visited, not the parent's visits);
+3. expands one untried legal action into a new node: the heuristic's move when the rollouts
+   are the heuristic's and it is untried, else one drawn uniformly;
+4. rolls out to the end of the game, or for `max_depth` actions, with uniformly random legal
+   actions or the game's heuristic kernel (fed by `observe` and `legal`);
+5. backs up each seat's win share from the `outcome` kernel (in [0, 1]): every node adds the
+   share of the seat that chose the action leading to it. A rollout cut at `max_depth` is
+   scored by `outcome` on the running row, each game's ranking of the position as it stands
+   (the ranking a truncated game gets).
+
+The move is the root action visited most (ties: the higher mean, then the child expanded
+first).
+
+The tree is flat preallocated arrays (`new_tree`), one node per simulation at most:
+`child[node, action]` (-1: not expanded), and per node its visits, availability, summed
+value and the seat that chose its action. Like `core.batched`'s loops, `search_rows` takes the
+game's kernels as arguments, so it is not cached itself but inlined into each game's one-line
+cached wrapper (`games/<game>/search.py`): a warm start compiles nothing. numba's cache
+tracks only the wrapper's own file, so after editing this module delete the wrappers' cache
+files (`card_envs/games/*/__pycache__/search.*`), or they keep the old search.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from card_envs.core import layout
+from card_envs.core.rng import below, next_u32
+
+RANDOM, HEURISTIC = 0, 1  # rollout policies
+NO_LIMIT = -1  # max_depth of rollouts played to the end
+
+
+def new_tree(simulations: int, num_actions: int) -> tuple[np.ndarray, ...]:
+    """Arrays for a search of `simulations` simulations: (child, visits, availability,
+    value, actor), room for the root and one node per simulation."""
+    nodes = simulations + 1
+    return (
+        np.full((nodes, num_actions), -1, dtype=np.int32),
+        np.zeros(nodes, dtype=np.float64),
+        np.zeros(nodes, dtype=np.float64),
+        np.zeros(nodes, dtype=np.float64),
+        np.zeros(nodes, dtype=np.int64),
+    )
+
+
+@njit(cache=True)
+def _new_node(tree, size, actor):
+    child, visits, avail, value, actors = tree
+    child[size, :] = -1
+    visits[size] = 0.0
+    avail[size] = 0.0
+    value[size] = 0.0
+    actors[size] = actor
+
+
+@njit(cache=True)
+def _nth_legal(mask, n):
+    """The n-th (from 0) legal action of `mask`."""
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            if n == 0:
+                return a
+            n -= 1
+    return -1
+
+
+@njit(cache=True)
+def _visit(tree, node, mask):
+    """Count a visit's availability for the expanded legal children of `node`; return the
+    number of legal actions not expanded yet."""
+    child, _, avail, _, _ = tree
+    untried = 0
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            c = child[node, a]
+            if c < 0:
+                untried += 1
+            else:
+                avail[c] += 1.0
+    return untried
+
+
+@njit(cache=True)
+def _nth_untried(tree, node, mask, n):
+    """The n-th (from 0) legal action of `node` not expanded yet."""
+    child = tree[0]
+    for a in range(mask.shape[0]):
+        if mask[a] and child[node, a] < 0:
+            if n == 0:
+                return a
+            n -= 1
+    return -1
+
+
+@njit(cache=True)
+def ucb_action(tree, node, mask, exploration):
+    """The legal child of `node` with the highest UCB1 score: its mean value for the seat
+    that chose it plus `exploration * sqrt(ln(availability) / visits)`."""
+    child, visits, avail, value, _ = tree
+    best, best_score = -1, -np.inf
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            c = child[node, a]
+            n = visits[c]
+            score = value[c] / n + exploration * math.sqrt(math.log(avail[c]) / n)
+            if score > best_score:
+                best, best_score = a, score
+    return best
+
+
+@njit(cache=True)
+def best_root_action(tree, mask):
+    """The root's most visited legal action; ties go to the higher mean, then to the child
+    expanded first (with heuristic rollouts, the heuristic's move: a search too small to
+    tell the moves apart plays it)."""
+    child, visits, _, value, _ = tree
+    best, best_key = -1, (-1.0, -1.0, 0)
+    for a in range(mask.shape[0]):
+        c = child[0, a]
+        if mask[a] and c >= 0:
+            key = (visits[c], value[c] / visits[c], -c)
+            if key > best_key:
+                best, best_key = a, key
+    return best
+
+
+@njit(cache=True)
+def backup(tree, path, length, wins):
+    """Add a simulation's result to the nodes on its path: each node scores the win share
+    of the seat that chose the action leading to it (the root only counts the visit)."""
+    _, visits, _, value, actors = tree
+    for j in range(length):
+        node = path[j]
+        visits[node] += 1.0
+        if j > 0:
+            value[node] += wins[actors[node]]
+
+
+@njit(cache=True)
+def _seed_from(det, stream):
+    """Seed the determinisation's PRNG (its future chance) from the search's own stream."""
+    for w in range(4):
+        det[layout.RNG + w] = next_u32(stream)
+    if det[layout.RNG] == 0 and det[layout.RNG + 1] == 0 and det[layout.RNG + 2] == 0:
+        det[layout.RNG + 3] |= 1  # xoshiro's state must not be all zero
+
+
+@njit(inline="always")  # not cached, inlined: see the module docstring
+def _policy_move(det, obs, masks, picked, observe_fn, policy_fn, policy_args):
+    """The policy kernel's move for the seat to act in `det`, whose mask is in `masks[0]`."""
+    observe_fn(det, det[layout.PLAYER], obs[0])
+    policy_fn(obs, masks, picked, *policy_args)
+    return picked[0]
+
+
+@njit(inline="always")  # not cached, inlined: see the module docstring
+def search_row(
+    row,
+    stream,
+    tree,
+    settings,
+    policy_args,
+    step_fn,
+    legal_fn,
+    observe_fn,
+    outcome_fn,
+    resample_fn,
+    policy_fn,
+):
+    """The chosen action of the seat to act in `row`, drawing every random number from
+    `stream` (a PRNG state row, see `core.rng`); `settings` is (simulations, exploration,
+    rollout, max_depth, obs_size)."""
+    simulations, exploration, rollout, max_depth, obs_size = settings
+    child = tree[0]
+    num_actions = child.shape[1]
+    n = row[layout.NUM_PLAYERS]
+    seat = row[layout.PLAYER]
+    det = np.empty_like(row)
+    obs = np.zeros((1, obs_size), dtype=np.float32)
+    masks = np.zeros((1, num_actions), dtype=np.int8)  # the policy kernel's batch of one
+    mask = masks[0]
+    picked = np.zeros(1, dtype=np.int64)
+    rewards = np.zeros(n, dtype=np.float32)
+    scores = np.zeros(n, dtype=np.float64)
+    wins = np.zeros(n, dtype=np.float64)
+    path = np.zeros(simulations + 1, dtype=np.int64)
+    root_mask = np.zeros(num_actions, dtype=np.int8)
+    legal_fn(row, root_mask)
+    legal = 0
+    for a in range(num_actions):
+        legal += root_mask[a]
+    if legal == 1:
+        return _nth_legal(root_mask, 0)
+    _new_node(tree, 0, seat)
+    size = 1
+    for _ in range(simulations):
+        det[:] = row
+        _seed_from(det, stream)
+        resample_fn(det, seat)
+        rewards[:] = 0.0
+        node, length = 0, 1
+        while det[layout.STATUS] == layout.RUNNING:  # selection, then one expansion
+            legal_fn(det, mask)
+            untried = _visit(tree, node, mask)
+            if untried > 0:
+                a = -1
+                if rollout == HEURISTIC:  # the heuristic's move is the first one tried
+                    a = _policy_move(det, obs, masks, picked, observe_fn, policy_fn, policy_args)
+                    if child[node, a] >= 0:
+                        a = -1
+                if a < 0:
+                    a = _nth_untried(tree, node, mask, below(stream, untried))
+                _new_node(tree, size, det[layout.PLAYER])
+                tree[2][size] = 1.0  # available now
+                child[node, a] = size
+                node = size
+                size += 1
+                step_fn(det, a, rewards)
+                path[length] = node
+                length += 1
+                break
+            a = ucb_action(tree, node, mask, exploration)
+            node = child[node, a]
+            step_fn(det, a, rewards)
+            path[length] = node
+            length += 1
+        depth = 0
+        while det[layout.STATUS] == layout.RUNNING and depth != max_depth:  # rollout
+            legal_fn(det, mask)
+            if rollout == HEURISTIC:
+                a = _policy_move(det, obs, masks, picked, observe_fn, policy_fn, policy_args)
+            else:
+                count = 0
+                for b in range(num_actions):
+                    count += mask[b]
+                a = _nth_legal(mask, below(stream, count))
+            step_fn(det, a, rewards)
+            depth += 1
+        outcome_fn(det, scores, wins)
+        backup(tree, path, length, wins)
+    return best_root_action(tree, root_mask)
+
+
+@njit(inline="always")  # not cached, inlined: see the module docstring
+def search_rows(
+    rows,
+    streams,
+    out,
+    tree,
+    settings,
+    policy_args,
+    step_fn,
+    legal_fn,
+    observe_fn,
+    outcome_fn,
+    resample_fn,
+    policy_fn,
+):
+    """`out[i]`: the search's action for the seat to act in `rows[i]`, drawing from the PRNG
+    state row `streams[i]`; one tree, reused row after row."""
+    for i in range(rows.shape[0]):
+        out[i] = search_row(
+            rows[i],
+            streams[i],
+            tree,
+            settings,
+            policy_args,
+            step_fn,
+            legal_fn,
+            observe_fn,
+            outcome_fn,
+            resample_fn,
+            policy_fn,
+        )

@@ -1,0 +1,25 @@
+"""The Super Zwierzaki kernels bound to the generic ISMCTS search (see `core.ismcts`)."""
+
+from numba import njit
+
+from card_envs.core.ismcts import search_rows
+from card_envs.games.super_zwierzaki import engine as k
+from card_envs.games.super_zwierzaki.heuristic import heuristic_actions
+
+
+@njit(cache=True)
+def search(rows, streams, out, tree, settings, policy_args):
+    search_rows(
+        rows,
+        streams,
+        out,
+        tree,
+        settings,
+        policy_args,
+        k.step,
+        k.legal,
+        k.observe,
+        k.outcome,
+        k.resample_hidden,
+        heuristic_actions,
+    )
