@@ -68,6 +68,14 @@ def _new_node(tree, size, actor):
 
 
 @njit(cache=True)
+def _count_legal(mask):
+    count = 0
+    for a in range(mask.shape[0]):
+        count += mask[a]
+    return count
+
+
+@njit(cache=True)
 def _nth_legal(mask, n):
     """The n-th (from 0) legal action of `mask`."""
     for a in range(mask.shape[0]):
@@ -200,10 +208,7 @@ def search_row(
     path = np.zeros(simulations + 1, dtype=np.int64)
     root_mask = np.zeros(num_actions, dtype=np.int8)
     legal_fn(row, root_mask)
-    legal = 0
-    for a in range(num_actions):
-        legal += root_mask[a]
-    if legal == 1:
+    if _count_legal(root_mask) == 1:
         return _nth_legal(root_mask, 0)
     _new_node(tree, 0, seat)
     size = 1
@@ -244,10 +249,7 @@ def search_row(
             if rollout == HEURISTIC:
                 a = _policy_move(det, obs, masks, picked, observe_fn, policy_fn, policy_args)
             else:
-                count = 0
-                for b in range(num_actions):
-                    count += mask[b]
-                a = _nth_legal(mask, below(stream, count))
+                a = _nth_legal(mask, below(stream, _count_legal(mask)))
             step_fn(det, a, rewards)
             depth += 1
         outcome_fn(det, scores, wins)
