@@ -44,17 +44,19 @@ def _seat_agents(game: Game, specs: list[str], seed: int, terminal: Terminal) ->
     return agents
 
 
+def win_text(names: list[str]) -> str:
+    """The winners in words: "player_1 (ppo) wins", "A and B share the win"."""
+    return f"{' and '.join(names)} {'wins' if len(names) == 1 else 'share the win'}"
+
+
 def _results(game: Game, row: np.ndarray, specs: list[str]) -> str:
-    n = game.num_players
-    scores, wins = np.zeros(n), np.zeros(n)
-    type(game).outcome_kernel(row, scores, wins)
+    scores, _ = game.outcome(row)
     lines = ["Scores:"]
-    for p in range(n):
+    for p in range(game.num_players):
         lines.append(f"  player_{p} ({specs[p]}): {scores[p]:g}")
-    best = [f"player_{p} ({specs[p]})" for p in range(n) if wins[p] == wins.max()]
     if row[layout.STATUS] == layout.TRUNCATED:
         lines.append("The game was cut short (max_turns); by the game's ranking:")
-    lines.append(f"{' and '.join(best)} {'wins' if len(best) == 1 else 'share the win'}.")
+    lines.append(win_text([f"player_{p} ({specs[p]})" for p in game.winners(row)]) + ".")
     return "\n".join(lines)
 
 

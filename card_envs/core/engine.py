@@ -122,6 +122,18 @@ class Game:
             rng.seed_row(row, seed)
         type(self).reset_kernel(row)
 
+    def outcome(self, row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each seat's score and win share (the `outcome` kernel) as two float64 vectors."""
+        scores = np.zeros(self.num_players)
+        wins = np.zeros(self.num_players)
+        type(self).outcome_kernel(row, scores, wins)
+        return scores, wins
+
+    def winners(self, row: np.ndarray) -> list[int]:
+        """The seats with the largest win share (all of them sharing it: a draw)."""
+        _, wins = self.outcome(row)
+        return [p for p in range(self.num_players) if wins[p] == wins.max()]
+
     def invariant_error(self, row: np.ndarray) -> str | None:
         """The broken conservation law of `row` in words, or None when all hold."""
         code = int(self.engine.check_invariants(row))

@@ -219,11 +219,8 @@ def strip_actions(scene: dict) -> dict:
 def result_line(game: Game, row: np.ndarray, viewer: int | None) -> str:
     """The head line of a finished game, from the game's own outcome: who won (every seat
     sharing the win is a draw). The scores are left to the seats' panels."""
-    n = game.num_players
-    scores, wins = np.zeros(n), np.zeros(n)
-    type(game).outcome_kernel(row, scores, wins)
-    won = [p for p in range(n) if wins[p] == wins.max()]
-    if len(won) == n:
+    won = game.winners(row)
+    if len(won) == game.num_players:
         return "Game over: a draw"
     if len(won) == 1:
         return f"Game over: {seat_name(won[0], viewer)} won"

@@ -19,6 +19,7 @@ import numpy as np
 from agents import Agent, make_agent
 from card_envs.core import layout, scene
 from card_envs.core.engine import Game
+from card_envs.play import win_text
 from card_envs.registry import make, make_game, multi_agent_env_ids
 
 HUMAN = "human"
@@ -172,12 +173,8 @@ class Match:
         return out
 
     def result(self) -> dict:
-        n = self.game.num_players
-        scores, wins = np.zeros(n), np.zeros(n)
-        type(self.game).outcome_kernel(self.row, scores, wins)
-        best = [p for p in range(n) if wins[p] == wins.max()]
-        who = " and ".join(f"player_{p} ({self.specs[p]})" for p in best)
-        text = f"{who} {'wins' if len(best) == 1 else 'share the win'}"
+        scores, wins = self.game.outcome(self.row)
+        text = win_text([f"player_{p} ({self.specs[p]})" for p in self.game.winners(self.row)])
         if int(self.row[layout.STATUS]) == layout.TRUNCATED:
             text = f"cut short at the turn limit; by the game's ranking {text}"
         return {"scores": scores.tolist(), "wins": wins.tolist(), "text": text}
