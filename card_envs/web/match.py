@@ -12,6 +12,7 @@ the hidden cards and compare).
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -33,6 +34,13 @@ class MatchError(ValueError):
     def __init__(self, message: str, status: int = 400) -> None:
         super().__init__(message)
         self.status = status
+
+
+def _check_legal(action: int, legal: np.ndarray, describe: Callable[[int], str]) -> None:
+    """MatchError naming the legal actions in words when `action` is not one of them."""
+    if action not in legal:
+        names = [f"{a} ({describe(int(a))})" for a in legal]
+        raise MatchError(f"action {action} is not legal now; legal: {', '.join(names)}")
 
 
 class Match:
@@ -111,10 +119,7 @@ class Match:
             raise MatchError("the game is over", 409)
         if self.to_act != self.human:
             raise MatchError(f"it is player_{self.to_act}'s turn, not yours", 409)
-        legal = self.legal()
-        if action not in legal:
-            names = [f"{a} ({self.game.describe_action(self.row, a)})" for a in legal]
-            raise MatchError(f"action {action} is not legal now; legal: {', '.join(names)}")
+        _check_legal(action, self.legal(), lambda a: self.game.describe_action(self.row, a))
         self._apply(action)
 
     def step_agent(self) -> None:
@@ -211,10 +216,7 @@ class SoloMatch:
     def play(self, action: int) -> None:
         if self.over:
             raise MatchError("the episode is over", 409)
-        legal = self.legal()
-        if action not in legal:
-            names = [f"{a} ({self.env.describe_action(int(a))})" for a in legal]
-            raise MatchError(f"action {action} is not legal now; legal: {', '.join(names)}")
+        _check_legal(action, self.legal(), self.env.describe_action)
         self.moves.append({"who": "you", "text": self.env.describe_action(action)})
         _, reward, terminated, truncated, self.info = self.env.step(action)
         self._log_computer()
