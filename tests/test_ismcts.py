@@ -207,6 +207,11 @@ def test_ucb_and_backup_match_a_plain_python_reference():
             picked.add(best)
     assert picked == {0, 1, 2}  # the cases tell the exploration term's weight apart
     assert ismcts.best_root_action(tree, np.ones(4, dtype=np.int8)) == 0  # most visits
+    visits[1:4] = (5, 10, 10)
+    child[0, 1:3] = (3, 2)  # action 2 was expanded before action 1
+    assert ismcts.best_root_action(tree, np.ones(4, dtype=np.int8)) == 2  # the first of a tie
+    child[0, 1:3] = (2, 3)
+    visits[1:4] = (10, 3, 5)
 
     actor[1:4] = (0, 1, 0)
     child[1, 2] = 4

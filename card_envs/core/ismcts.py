@@ -18,8 +18,7 @@ Search", IEEE TCIAIG 2012). The searching seat sees the game only through the en
    scored by `outcome` on the running row, each game's ranking of the position as it stands
    (the ranking a truncated game gets).
 
-The move is the root action visited most (ties: the higher mean, then the child expanded
-first).
+The move is the root action visited most (ties: the child expanded first).
 
 The tree is flat preallocated arrays (`new_tree`), one node per simulation at most:
 `child[node, action]` (-1: not expanded), and per node its visits, availability, summed
@@ -124,17 +123,19 @@ def ucb_action(tree, node, mask, exploration):
 
 @njit(cache=True)
 def best_root_action(tree, mask):
-    """The root's most visited legal action; ties go to the higher mean, then to the child
-    expanded first (with heuristic rollouts, the heuristic's move: a search too small to
-    tell the moves apart plays it)."""
-    child, visits, _, value, _ = tree
-    best, best_key = -1, (-1.0, -1.0, 0)
+    """The root's most visited legal action; ties go to the child expanded first (with
+    heuristic rollouts, the heuristic's move: a search too small to tell the moves apart
+    plays it rather than the luckier of single rollouts)."""
+    child, visits = tree[0], tree[1]
+    best, best_visits, best_child = -1, -1.0, 0
     for a in range(mask.shape[0]):
         c = child[0, a]
-        if mask[a] and c >= 0:
-            key = (visits[c], value[c] / visits[c], -c)
-            if key > best_key:
-                best, best_key = a, key
+        if (
+            mask[a]
+            and c >= 0
+            and (visits[c] > best_visits or (visits[c] == best_visits and c < best_child))
+        ):
+            best, best_visits, best_child = a, visits[c], c
     return best
 
 
