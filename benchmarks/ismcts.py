@@ -35,11 +35,11 @@ SETTINGS = [("random", None), ("heuristic", None), ("random", 15), ("heuristic",
 # specs measured for strength: about 10 ms per decision on the machine of docs/agents.md,
 # and a larger budget
 STRENGTH = {
-    "no_thanks_v0": ["ismcts:300", "ismcts:1500"],
-    "surfosaurus_max_v0": ["ismcts:300", "ismcts:1500"],
-    "double_or_nothing_v0": ["ismcts:300", "ismcts:1500"],
-    "rummidrez_v0": ["ismcts:4", "ismcts:32"],
-    "super_zwierzaki_v0": ["ismcts:1000:random:depth=15", "ismcts:4000:random:depth=15"],
+    "no_thanks_v0": ["ismcts:700", "ismcts:3000"],
+    "surfosaurus_max_v0": ["ismcts:300", "ismcts:1200"],
+    "double_or_nothing_v0": ["ismcts:300", "ismcts:1200"],
+    "rummidrez_v0": ["ismcts:2", "ismcts:8"],
+    "super_zwierzaki_v0": ["ismcts:1000:depth=40", "ismcts:4000:depth=40"],
 }
 
 

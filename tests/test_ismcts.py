@@ -93,6 +93,17 @@ def test_every_harness_passes_rows():
         done = terminated or truncated
 
 
+def test_it_teaches_imitation_with_legal_moves():
+    from training.config import parse_config
+    from training.imitation import collect
+
+    raw = {"env": "no_thanks_v0", "total_timesteps": 1000}
+    cfg = parse_config({**raw, "imitation": {"teacher": "ismcts:10", "samples": 256}})
+    data = collect(cfg, cfg.imitation)
+    assert len(data.actions) == 256
+    assert data.masks[np.arange(256), data.actions].all()
+
+
 def test_evaluation_counts_each_seats_decisions_and_their_time():
     ev = evaluate("no_thanks_v0", ["ismcts:20", "heuristic", "random"], 3, 0, workers=1)
     games = ev.results

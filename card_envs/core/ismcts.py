@@ -58,12 +58,21 @@ def new_tree(simulations: int, num_actions: int) -> tuple[np.ndarray, ...]:
 
 @njit(cache=True)
 def _new_node(tree, size, actor):
+    """Node `size`, reached by an action of `actor` that is available now."""
     child, visits, avail, value, actors = tree
     child[size, :] = -1
     visits[size] = 0.0
-    avail[size] = 0.0
+    avail[size] = 1.0
     value[size] = 0.0
     actors[size] = actor
+
+
+@njit(cache=True)
+def _count_legal(mask):
+    count = 0
+    for a in range(mask.shape[0]):
+        count += mask[a]
+    return count
 
 
 @njit(cache=True)
@@ -154,10 +163,12 @@ def backup(tree, path, length, wins):
 @njit(cache=True)
 def _seed_from(det, stream):
     """Seed the determinisation's PRNG (its future chance) from the search's own stream."""
+    zero = True
     for w in range(4):
         det[layout.RNG + w] = next_u32(stream)
-    if det[layout.RNG] == 0 and det[layout.RNG + 1] == 0 and det[layout.RNG + 2] == 0:
-        det[layout.RNG + 3] |= 1  # xoshiro's state must not be all zero
+        zero = zero and det[layout.RNG + w] == 0
+    if zero:
+        det[layout.RNG] = 1  # xoshiro's state must not be all zero
 
 
 @njit(inline="always")  # not cached, inlined: see the module docstring
@@ -195,18 +206,15 @@ def search_row(
     masks = np.zeros((1, num_actions), dtype=np.int8)  # the policy kernel's batch of one
     mask = masks[0]
     picked = np.zeros(1, dtype=np.int64)
-    rewards = np.zeros(n, dtype=np.float32)
+    rewards = np.zeros(n, dtype=np.float32)  # the step kernel's, unused: `outcome` scores
     scores = np.zeros(n, dtype=np.float64)
     wins = np.zeros(n, dtype=np.float64)
     path = np.zeros(simulations + 1, dtype=np.int64)
     root_mask = np.zeros(num_actions, dtype=np.int8)
     legal_fn(row, root_mask)
-    legal = 0
-    for a in range(num_actions):
-        legal += root_mask[a]
-    if legal == 1:
+    if _count_legal(root_mask) == 1:
         return _nth_legal(root_mask, 0)
-    _new_node(tree, 0, seat)
+    _new_node(tree, 0, seat)  # the root (its actor and availability are not read)
     size = 1
     for _ in range(simulations):
         det[:] = row
@@ -226,7 +234,6 @@ def search_row(
                 if a < 0:
                     a = _nth_untried(tree, node, mask, below(stream, untried))
                 _new_node(tree, size, det[layout.PLAYER])
-                tree[2][size] = 1.0  # available now
                 child[node, a] = size
                 node = size
                 size += 1
@@ -245,10 +252,7 @@ def search_row(
             if rollout == HEURISTIC:
                 a = _policy_move(det, obs, masks, picked, observe_fn, policy_fn, policy_args)
             else:
-                count = 0
-                for b in range(num_actions):
-                    count += mask[b]
-                a = _nth_legal(mask, below(stream, count))
+                a = _nth_legal(mask, below(stream, _count_legal(mask)))
             step_fn(det, a, rewards)
             depth += 1
         outcome_fn(det, scores, wins)
