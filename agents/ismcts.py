@@ -1,9 +1,10 @@
-"""Information-set Monte Carlo tree search as an agent: spec `ismcts[:SIMULATIONS][:ROLLOUT]`.
+"""Information-set Monte Carlo tree search as an agent: `ismcts[:N][:random|heuristic][:depth=D]`.
 
 `ismcts` searches `DEFAULT_SIMULATIONS` simulations per move with the game's heuristic in the
-rollouts; `ismcts:N` searches N; `ismcts:random` or `ismcts:N:random` rolls out with uniformly
-random legal actions instead (`heuristic` names the default). The search itself is
-`card_envs.core.ismcts`, compiled per game with the game's kernels.
+rollouts; `ismcts:N` searches N; `random` rolls out with uniformly random legal actions
+instead (`heuristic` names the default); `depth=D` cuts rollouts after D actions. The parts
+come in any order. The search itself is `card_envs.core.ismcts`, compiled per game with the
+game's kernels; docs/agents.md describes it and its measured strength.
 
 The agent reads engine rows (`wants_rows`), but only through the game's `resample_hidden`:
 each simulation redraws everything the seat to act cannot see, from the agent's own random
@@ -85,6 +86,8 @@ class ISMCTSAgent(Agent):
         self._rng = np.random.default_rng(seed)
 
     def act_rows(self, rows: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """One search per row, each from the next four words of the agent's stream (`masks`
+        is not needed: the search asks each determinisation for its legal actions)."""
         rows = np.ascontiguousarray(rows, dtype=np.int64)
         if self._tree is None:
             self._tree = new_tree(self.simulations, self._game.num_actions)

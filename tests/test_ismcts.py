@@ -93,6 +93,17 @@ def test_every_harness_passes_rows():
         done = terminated or truncated
 
 
+def test_it_teaches_imitation_with_legal_moves():
+    from training.config import parse_config
+    from training.imitation import collect
+
+    raw = {"env": "no_thanks_v0", "total_timesteps": 1000}
+    cfg = parse_config({**raw, "imitation": {"teacher": "ismcts:10", "samples": 256}})
+    data = collect(cfg, cfg.imitation)
+    assert len(data.actions) == 256
+    assert data.masks[np.arange(256), data.actions].all()
+
+
 def test_evaluation_counts_each_seats_decisions_and_their_time():
     ev = evaluate("no_thanks_v0", ["ismcts:20", "heuristic", "random"], 3, 0, workers=1)
     games = ev.results
@@ -207,6 +218,11 @@ def test_ucb_and_backup_match_a_plain_python_reference():
             picked.add(best)
     assert picked == {0, 1, 2}  # the cases tell the exploration term's weight apart
     assert ismcts.best_root_action(tree, np.ones(4, dtype=np.int8)) == 0  # most visits
+    visits[1:4] = (5, 10, 10)
+    child[0, 1:3] = (3, 2)  # action 2 was expanded before action 1
+    assert ismcts.best_root_action(tree, np.ones(4, dtype=np.int8)) == 2  # the first of a tie
+    child[0, 1:3] = (2, 3)
+    visits[1:4] = (10, 3, 5)
 
     actor[1:4] = (0, 1, 0)
     child[1, 2] = 4

@@ -18,8 +18,7 @@ Search", IEEE TCIAIG 2012). The searching seat sees the game only through the en
    scored by `outcome` on the running row, each game's ranking of the position as it stands
    (the ranking a truncated game gets).
 
-The move is the root action visited most (ties: the higher mean, then the child expanded
-first).
+The move is the root action visited most (ties: the child expanded first).
 
 The tree is flat preallocated arrays (`new_tree`), one node per simulation at most:
 `child[node, action]` (-1: not expanded), and per node its visits, availability, summed
@@ -59,10 +58,11 @@ def new_tree(simulations: int, num_actions: int) -> tuple[np.ndarray, ...]:
 
 @njit(cache=True)
 def _new_node(tree, size, actor):
+    """Node `size`, reached by an action of `actor` that is available now."""
     child, visits, avail, value, actors = tree
     child[size, :] = -1
     visits[size] = 0.0
-    avail[size] = 0.0
+    avail[size] = 1.0
     value[size] = 0.0
     actors[size] = actor
 
@@ -132,17 +132,19 @@ def ucb_action(tree, node, mask, exploration):
 
 @njit(cache=True)
 def best_root_action(tree, mask):
-    """The root's most visited legal action; ties go to the higher mean, then to the child
-    expanded first (with heuristic rollouts, the heuristic's move: a search too small to
-    tell the moves apart plays it)."""
-    child, visits, _, value, _ = tree
-    best, best_key = -1, (-1.0, -1.0, 0)
+    """The root's most visited legal action; ties go to the child expanded first (with
+    heuristic rollouts, the heuristic's move: a search too small to tell the moves apart
+    plays it rather than the luckier of single rollouts)."""
+    child, visits = tree[0], tree[1]
+    best, best_visits, best_child = -1, -1.0, 0
     for a in range(mask.shape[0]):
         c = child[0, a]
-        if mask[a] and c >= 0:
-            key = (visits[c], value[c] / visits[c], -c)
-            if key > best_key:
-                best, best_key = a, key
+        if (
+            mask[a]
+            and c >= 0
+            and (visits[c] > best_visits or (visits[c] == best_visits and c < best_child))
+        ):
+            best, best_visits, best_child = a, visits[c], c
     return best
 
 
@@ -161,10 +163,12 @@ def backup(tree, path, length, wins):
 @njit(cache=True)
 def _seed_from(det, stream):
     """Seed the determinisation's PRNG (its future chance) from the search's own stream."""
+    zero = True
     for w in range(4):
         det[layout.RNG + w] = next_u32(stream)
-    if det[layout.RNG] == 0 and det[layout.RNG + 1] == 0 and det[layout.RNG + 2] == 0:
-        det[layout.RNG + 3] |= 1  # xoshiro's state must not be all zero
+        zero = zero and det[layout.RNG + w] == 0
+    if zero:
+        det[layout.RNG] = 1  # xoshiro's state must not be all zero
 
 
 @njit(inline="always")  # not cached, inlined: see the module docstring
@@ -202,7 +206,7 @@ def search_row(
     masks = np.zeros((1, num_actions), dtype=np.int8)  # the policy kernel's batch of one
     mask = masks[0]
     picked = np.zeros(1, dtype=np.int64)
-    rewards = np.zeros(n, dtype=np.float32)
+    rewards = np.zeros(n, dtype=np.float32)  # the step kernel's, unused: `outcome` scores
     scores = np.zeros(n, dtype=np.float64)
     wins = np.zeros(n, dtype=np.float64)
     path = np.zeros(simulations + 1, dtype=np.int64)
@@ -210,7 +214,7 @@ def search_row(
     legal_fn(row, root_mask)
     if _count_legal(root_mask) == 1:
         return _nth_legal(root_mask, 0)
-    _new_node(tree, 0, seat)
+    _new_node(tree, 0, seat)  # the root (its actor and availability are not read)
     size = 1
     for _ in range(simulations):
         det[:] = row
@@ -230,7 +234,6 @@ def search_row(
                 if a < 0:
                     a = _nth_untried(tree, node, mask, below(stream, untried))
                 _new_node(tree, size, det[layout.PLAYER])
-                tree[2][size] = 1.0  # available now
                 child[node, a] = size
                 node = size
                 size += 1

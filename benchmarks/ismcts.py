@@ -1,0 +1,126 @@
+"""The ISMCTS agent: simulations per second per core, and win rates against the heuristic.
+
+    python -m benchmarks.ismcts [--env ID ...] [--positions 20] [--simulations 200] [--ms 10]
+    python -m benchmarks.ismcts --strength [--env ID ...] [--games 200] [--workers 1]
+
+Speed (the default): for each env (default config), `--positions` positions with a choice
+(two or more legal actions), every 5th position of seeded games in which every seat plays
+the heuristic; for each rollout setting in `SETTINGS`, one agent searches every position
+with `--simulations` simulations (after a warm-up search, so no compile time counts). The
+table gives simulations per second of one core, microseconds per simulation and the
+simulations that fit in `--ms` milliseconds.
+
+Strength (`--strength`): for each env, `evaluate` (seat-balanced, `--workers` processes)
+of the specs in `STRENGTH` for that env against the heuristic in every other seat: win
+rate of the searching seat with its 95% Wilson interval, the fair share 1/n, and its
+milliseconds per decision as measured (forced moves included, which cost nothing).
+
+Single-threaded numba; the numbers depend on the machine and on what else runs on it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from agents.ismcts import ISMCTSAgent
+from card_envs.core import layout
+from card_envs.evaluation import evaluate
+from card_envs.registry import make_game, multi_agent_env_ids
+
+# rollout settings measured for speed: (rollout policy, depth cap or None)
+SETTINGS = [("random", None), ("heuristic", None), ("random", 15), ("heuristic", 40)]
+# specs measured for strength: about 10 ms per decision on the machine of docs/agents.md,
+# and a larger budget
+STRENGTH = {
+    "no_thanks_v0": ["ismcts:700", "ismcts:3000"],
+    "surfosaurus_max_v0": ["ismcts:300", "ismcts:1200"],
+    "double_or_nothing_v0": ["ismcts:300", "ismcts:1200"],
+    "rummidrez_v0": ["ismcts:2", "ismcts:8"],
+    "super_zwierzaki_v0": ["ismcts:1000:depth=40", "ismcts:4000:depth=40"],
+}
+
+
+def positions(env_id: str, count: int, seed: int = 0) -> np.ndarray:
+    """`count` rows with a choice, every 5th position of seeded games of heuristic play."""
+    game = make_game(env_id)
+    kernels = type(game)
+    rows: list[np.ndarray] = []
+    obs = np.zeros((1, game.obs_size), dtype=np.float32)
+    mask = np.zeros((1, game.num_actions), dtype=np.int8)
+    rewards = np.zeros(game.num_players, dtype=np.float32)
+    while len(rows) < count:
+        row = game.new_row()
+        game.reset_row(row, seed)
+        seed += 1
+        step = 0
+        while row[layout.STATUS] == layout.RUNNING and len(rows) < count:
+            kernels.observe_kernel(row, row[layout.PLAYER], obs[0])
+            kernels.legal_kernel(row, mask[0])
+            if step % 5 == 0 and mask.sum() > 1:
+                rows.append(row.copy())
+            kernels.step_kernel(row, int(game.heuristic_actions(obs, mask)[0]), rewards)
+            step += 1
+    return np.stack(rows)
+
+
+def speed(env_ids: list[str], count: int, simulations: int, ms: float) -> None:
+    print(f"| env | rollout | depth | simulations/s | µs/simulation | simulations in {ms:g} ms |")
+    print("|---|---|---:|---:|---:|---:|")
+    for env_id in env_ids:
+        game = make_game(env_id)
+        rows = positions(env_id, count)
+        masks = np.zeros((len(rows), game.num_actions), dtype=np.int8)  # unused by the search
+        for rollout, depth in SETTINGS:
+            agent = ISMCTSAgent(game, simulations, rollout, seed=0, max_depth=depth)
+            agent.act_rows(rows[:1], masks[:1])  # the tree's first allocation
+            start = time.perf_counter()
+            agent.act_rows(rows, masks)
+            rate = simulations * len(rows) / (time.perf_counter() - start)
+            print(
+                f"| {env_id} | {rollout} | {depth or 'end'} | {rate:,.0f} | {1e6 / rate:,.1f} "
+                f"| {rate * ms / 1000:,.0f} |",
+                flush=True,
+            )
+
+
+def strength(env_ids: list[str], games: int, workers: int, seed: int) -> None:
+    print("| env | players | agent | win rate | 95% CI | fair share | ms/move | games |")
+    print("|---|---:|---|---:|---|---:|---:|---:|")
+    for env_id in env_ids:
+        n = make_game(env_id).num_players
+        for spec in STRENGTH[env_id]:
+            ev = evaluate(
+                env_id, [spec] + ["heuristic"] * (n - 1), games, seed, workers, progress=False
+            )
+            s = ev[0]
+            print(
+                f"| {env_id} | {n} | {spec} | {s.win_rate:.3f} | "
+                f"[{s.win_rate_ci[0]:.3f}, {s.win_rate_ci[1]:.3f}] | {1 / n:.3f} | "
+                f"{s.ms_per_move:.2f} | {ev.games} |",
+                flush=True,
+            )
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--env", action="append", choices=multi_agent_env_ids())
+    parser.add_argument("--positions", type=int, default=20)
+    parser.add_argument("--simulations", type=int, default=200)
+    parser.add_argument("--ms", type=float, default=10.0)
+    parser.add_argument("--strength", action="store_true")
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    env_ids = args.env or list(STRENGTH)
+    if args.strength:
+        strength(env_ids, args.games, args.workers, args.seed)
+    else:
+        speed(env_ids, args.positions, args.simulations, args.ms)
+
+
+if __name__ == "__main__":
+    main()
