@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
+from card_envs.core.padding import Padding, padded_size
 from card_envs.registry import make_game
 
 _REQUIRED_MEMBERS = ("data", "policy.pth")
@@ -108,7 +109,9 @@ def _readable(data: dict, key: str) -> dict:
     return item if isinstance(item, dict) else {}
 
 
-def _check_model_data(path: Path, data: dict, env_id: str, obs_size: int, num_actions: int):
+def _check_model_data(path: Path, data: dict, env_id: str, game, num_actions: int) -> bool:
+    """Checks the policy class and sizes; True when the model reads padded observations
+    (`core.padding`: one model for every config), False when it reads this config's own."""
     policy = _readable(data, "policy_class")
     module = policy.get("__module__")
     init = str(policy.get("__init__", ""))
@@ -118,10 +121,12 @@ def _check_model_data(path: Path, data: dict, env_id: str, obs_size: int, num_ac
             f"({_POLICY_NAME} from {_POLICY_MODULE}); its policy comes from {module!r}"
         )
     shape = _readable(data, "observation_space").get("_shape")
-    if shape != [obs_size]:
+    padded = padded_size(type(game))
+    if shape not in ([game.obs_size], [padded]):
         raise ModelError(
-            f"{str(path)!r} was trained on observations of shape {shape}, but {env_id} with "
-            f"this config has observations of size {obs_size}: wrong env or config"
+            f"{str(path)!r} was trained on observations of shape {shape}, but {env_id} has "
+            f"observations of size {game.obs_size} with this config and {padded} padded for "
+            "every config: wrong env or config"
         )
     n = _readable(data, "action_space").get("n")
     try:
@@ -132,16 +137,24 @@ def _check_model_data(path: Path, data: dict, env_id: str, obs_size: int, num_ac
         raise ModelError(
             f"{str(path)!r} was trained with {n} actions, but {env_id} has {num_actions}"
         )
+    return shape == [padded] and padded != game.obs_size
 
 
-def _custom_objects(data: dict, game) -> dict[str, Any]:
+def observation_space(game, padded: bool):
+    """The Box a policy for `game` reads: its config's own or the padded one."""
+    import gymnasium
+
+    low, high = Padding(game).bounds(game) if padded else game.obs_bounds()
+    return gymnasium.spaces.Box(low, high, dtype=np.float32)
+
+
+def _custom_objects(data: dict, game, padded: bool) -> dict[str, Any]:
     """Replacements for every cloudpickled entry SB3 wrote, except `policy_kwargs`."""
     import gymnasium
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    low, high = game.obs_bounds()
     known = {
-        "observation_space": gymnasium.spaces.Box(low, high, dtype=np.float32),
+        "observation_space": observation_space(game, padded),
         "action_space": gymnasium.spaces.Discrete(game.num_actions),
         "policy_class": MaskableActorCriticPolicy,
         "lr_schedule": lambda _: 0.0,
@@ -171,13 +184,15 @@ _CACHE: dict[tuple, Any] = {}
 
 
 def load_policy(path: str | os.PathLike, env_id: str, **config: Any):
-    """The checked policy network of a MaskablePPO file for `env_id` (cached per process)."""
+    """The checked policy network of a MaskablePPO file for `env_id` (cached per process),
+    and the `Padding` of its observations (None: it reads this config's own)."""
     game = make_game(env_id, **config)
     p = Path(path).expanduser()
     data = _read_sb3_data(p)
-    _check_model_data(p, data, env_id, game.obs_size, game.num_actions)
+    padded = _check_model_data(p, data, env_id, game, game.num_actions)
     stat = p.stat()
-    key = (str(p.resolve()), stat.st_mtime_ns, stat.st_size, game.obs_size, game.num_actions)
+    size = padded_size(type(game)) if padded else game.obs_size
+    key = (str(p.resolve()), stat.st_mtime_ns, stat.st_size, size, game.num_actions)
     if key not in _CACHE:
         try:
             from sb3_contrib import MaskablePPO
@@ -186,13 +201,15 @@ def load_policy(path: str | os.PathLike, env_id: str, **config: Any):
                 "ppo agents need sb3-contrib: pip install 'card_envs[train]'"
             ) from err
         try:
-            model = MaskablePPO.load(p, device="cpu", custom_objects=_custom_objects(data, game))
+            model = MaskablePPO.load(
+                p, device="cpu", custom_objects=_custom_objects(data, game, padded)
+            )
         except Exception as err:  # SB3 raises many kinds; say which file and why
             raise ModelError(f"{str(p)!r}: MaskablePPO could not load it: {err}") from err
         policy = model.policy
         policy.set_training_mode(False)
         _CACHE[key] = policy
-    return _CACHE[key]
+    return _CACHE[key], Padding(game) if padded else None
 
 
 def frozen_copy(policy):
@@ -213,14 +230,23 @@ class PolicyAgent(Agent):
     Deterministic (the most probable legal action) by default; with `deterministic=False`
     it samples from the masked policy with its own numpy generator (seeded by `seed`), so
     results do not depend on torch's global random state. Self-play uses it on frozen
-    copies of the learner's policy; `PPOAgent` on a policy loaded from a file.
+    copies of the learner's policy; `PPOAgent` on a policy loaded from a file. With
+    `padding`, the policy reads padded observations (`core.padding`) and the agent pads
+    the env's before asking it.
     """
 
     name = spec = "policy"
 
-    def __init__(self, policy, seed: int | None = None, deterministic: bool = True) -> None:
+    def __init__(
+        self,
+        policy,
+        seed: int | None = None,
+        deterministic: bool = True,
+        padding: Padding | None = None,
+    ) -> None:
         self.policy = policy
         self.deterministic = deterministic
+        self.padding = padding
         self._rng = np.random.default_rng(seed)
 
     def reseed(self, seed: int | None) -> None:
@@ -236,6 +262,8 @@ class PolicyAgent(Agent):
         import torch
 
         policy = self.policy
+        if self.padding is not None:
+            observations = self.padding(observations)
         with torch.no_grad():
             obs = torch.as_tensor(np.require(observations, np.float32, "W"))  # torch: writable
             features = policy.extract_features(obs, policy.pi_features_extractor)
@@ -273,14 +301,14 @@ class PPOAgent(PolicyAgent):
             resource = shipped_model(env_id)
             try:
                 with importlib.resources.as_file(resource) as real_path:  # works from a zip
-                    policy = load_policy(real_path, env_id, **config)
+                    policy, padding = load_policy(real_path, env_id, **config)
             except ModelError as err:
                 raise ModelError(f"{err}. {shipped_config_note(env_id)}") from None
             self.path = Path(str(resource))
         else:
             self.path = Path(path)
-            policy = load_policy(self.path, env_id, **config)
-        super().__init__(policy, seed=seed, deterministic=deterministic)
+            policy, padding = load_policy(self.path, env_id, **config)
+        super().__init__(policy, seed=seed, deterministic=deterministic, padding=padding)
         self.spec = "ppo" if shipped else f"ppo:{path}"
         self.name = "ppo" if shipped else f"ppo:{self.path.stem}"
 

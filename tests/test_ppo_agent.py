@@ -113,8 +113,40 @@ def test_refuses_paths_that_are_not_a_model(model_path, tmp_path):
 def test_refuses_a_model_of_another_env_or_size(model_path):
     with pytest.raises(ModelError, match=r"shape \[135\].*size 39"):
         make_agent(f"ppo:{model_path}", "double_or_nothing_v0")
-    with pytest.raises(ModelError, match=r"shape \[135\].*size 201"):
+    with pytest.raises(ModelError, match=r"shape \[135\].*size 201.*279 padded"):
         make_agent(f"ppo:{model_path}", ENV, num_players=5)
+
+
+def test_a_model_trained_on_padded_observations_plays_every_config(tmp_path):
+    """One model from a mix of 3 and 5 players plays 3..7 players with and without public
+    tokens: the agent pads each config's observations as the training env did."""
+    from card_envs.core.padding import Padding
+    from card_envs.registry import make_game, make_vec
+    from card_envs.wrappers import MixedVecEnv
+
+    parts = [
+        SingleAgentVecEnv(ENV, 4, opponents="random", seed=n, pad=True, num_players=n)
+        for n in (3, 5)
+    ]
+    venv = MixedVecEnv(parts)
+    assert venv.num_envs == 8 and venv.observation_space.shape == (279,)
+    model = MaskablePPO(
+        "MlpPolicy", venv, n_steps=32, batch_size=64, n_epochs=1, seed=0,
+        policy_kwargs={"net_arch": [16]}, device="cpu",
+    )  # fmt: skip
+    model.learn(256)
+    path = tmp_path / "mixed.zip"
+    model.save(path)
+    for n in range(3, 8):
+        for public in (False, True):
+            agent = make_agent(f"ppo:{path}", ENV, seed=0, num_players=n, public_tokens=public)
+            vec = make_vec(ENV, 16, seed=n, num_players=n, public_tokens=public)
+            obs, masks = vec.reset()
+            padded = Padding(make_game(ENV, num_players=n, public_tokens=public))(obs)
+            expected, _ = model.predict(padded, action_masks=masks != 0, deterministic=True)
+            np.testing.assert_array_equal(agent.act_batch(obs, masks), expected)
+    ev = evaluate(ENV, [f"ppo:{path}"] + ["random"] * 6, games=14, seed=1, num_players=7)
+    assert ev[0].games == 14
 
 
 def _rewrite_data(src, dst, edit):

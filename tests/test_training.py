@@ -44,6 +44,9 @@ def tiny(raw: dict, tmp_path: Path, **extra) -> dict:
     out["opponents"] = opponents
     if raw.get("imitation"):
         out["imitation"] = {**raw["imitation"], "samples": 2048, "epochs": 1}
+    if raw.get("mix"):  # two settings: the first two values of the first option
+        first, *rest = raw["mix"]
+        out["mix"] = {first: raw["mix"][first][:2], **{k: raw["mix"][k][:1] for k in rest}}
     return out
 
 
@@ -75,7 +78,8 @@ def test_there_is_a_training_config_for_every_game():
 def test_shipped_configs_validate_and_fit_a_2_core_machine(path):
     cfg = load_config(path)
     assert cfg.name == path.stem and cfg.out == f"runs/training/{path.stem}"
-    assert cfg.torch_threads == 1 and cfg.time_limit_minutes <= 20
+    # one command under 30 minutes: the training's limit plus start-up and final evaluation
+    assert cfg.torch_threads == 1 and cfg.time_limit_minutes <= 25
     assert cfg.eval_workers <= 2
     assert (cfg.num_envs * cfg.ppo.n_steps) % cfg.ppo.batch_size == 0
 
@@ -132,23 +136,34 @@ def test_config_defaults_and_yaml_spellings(tmp_path):
 
 # --- targets ------------------------------------------------------------------------------
 def test_targets_follow_the_issue():
+    def at(n: int, setting: str = "", **row) -> dict:
+        return {"num_players": n, "setting": setting, **row}
+
     two = parse_config({**BASE, "env": "double_or_nothing_v0", "evaluation": {"runs": 5}})
     rows = [
-        {"opponent": "random", "win_rate": 0.9, "ci_low": 0.88},
-        {"opponent": "heuristic", "win_rate": 0.56, "ci_low": 0.5},  # CI touches 0.5: not met
-        {"opponent": "run", "win_rate": 1.2, "ci_low": 1.0},
+        at(2, opponent="random", win_rate=0.9, ci_low=0.88),
+        at(2, opponent="heuristic", win_rate=0.56, ci_low=0.5),  # CI touches 0.5: not met
+        at(2, opponent="run", win_rate=1.2, ci_low=1.0),
     ]
     assert [t["met"] for t in targets(two, rows, baseline=1.2)] == [True, False, False]
     four = parse_config({**BASE, "config": {"num_players": 4}})
     rows = [
-        {"opponent": "random", "win_rate": 0.49, "ci_low": 0.45},  # 2/N = 0.5
-        {"opponent": "heuristic", "win_rate": 0.3, "ci_low": 0.26},
+        at(4, opponent="random", win_rate=0.49, ci_low=0.45),  # 2/N = 0.5
+        at(4, opponent="heuristic", win_rate=0.3, ci_low=0.26),
     ]
     assert [t["met"] for t in targets(four, rows, None)] == [False, True]
+    mixed = parse_config({**BASE, "mix": {"num_players": [3, 7]}, "num_envs": 32})
+    rows = [  # each setting by its own player count: 0.3 beats 1/7 but not 1/3
+        at(3, "num_players=3", opponent="heuristic", win_rate=0.35, ci_low=0.3),
+        at(7, "num_players=7", opponent="heuristic", win_rate=0.35, ci_low=0.3),
+    ]
+    found = targets(mixed, rows, None)
+    assert [t["met"] for t in found] == [False, True]
+    assert found[1]["target"] == "num_players=7: vs heuristic: 95% CI above 0.143"
     solo = parse_config({**BASE, "env": "rummidrez_solo_v0"})
     rows = [  # one seat: a mean reward at least the agent's on the same deals
-        {"opponent": "random", "win_rate": 0.9, "mean_reward": -80.0, "opponent_reward": -140.0},
-        {"opponent": "heuristic", "win_rate": 0.4, "mean_reward": -75.5, "opponent_reward": -74},
+        at(1, opponent="random", win_rate=0.9, mean_reward=-80.0, opponent_reward=-140.0),
+        at(1, opponent="heuristic", win_rate=0.4, mean_reward=-75.5, opponent_reward=-74),
     ]
     assert [t["met"] for t in targets(solo, rows, None)] == [True, False]
 
@@ -177,13 +192,13 @@ def test_snapshots_share_the_self_weight_and_survive_save_and_load(tmp_path):
     assert len(agents) == 4 and weights == [1.0, 1.0, 1.0, 1.0]  # 2 newest share 2
     obs = venv.reset()
     masks = venv.action_masks()
-    before = [a.action_probabilities(obs, masks) for a in pool.snapshots]
+    before = [a.action_probabilities(obs, masks) for a in (s[0] for s in pool.snapshots)]
     assert np.abs(before[0] - before[1]).max() > 0.01  # taken at different moments
     pool.save(tmp_path / "pool.pt")
     other = OpponentPool(cfg)
     other.load(tmp_path / "pool.pt", model.policy)
     assert other.taken == 3
-    for a, b in zip(other.snapshots, before, strict=True):
+    for a, b in zip((s[0] for s in other.snapshots), before, strict=True):
         np.testing.assert_allclose(a.action_probabilities(obs, masks), b, atol=1e-6)
 
 
@@ -203,9 +218,10 @@ def test_short_run_of_each_shipped_config_writes_everything(path, tmp_path):
     evals = read_csv(out / "evaluations.csv")
     kinds = [(r["kind"], int(r["timesteps"])) for r in evals]
     per = len(cfg.eval_against) + (1 if cfg.eval_runs else 0)
+    final = per * len(cfg.settings)  # the final evaluation plays every setting of a mix
     assert (
         kinds
-        == [("periodic", t) for t in (0, 512, 1024) for _ in range(per)] + [("final", 1024)] * per
+        == [("periodic", t) for t in (0, 512, 1024) for _ in range(per)] + [("final", 1024)] * final
     )
     progress = read_csv(out / "training.csv")
     assert [int(r["timesteps"]) for r in progress] == [512, 1024]

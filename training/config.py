@@ -5,6 +5,8 @@ value stops with a message naming it and what is allowed.
 name: no_thanks                 # run name (default: the file stem); output in out/
 env: no_thanks_v0               # a multi-agent id, or a one-seat game's (rummidrez_solo_v0)
 config: {num_players: 4}        # the game's options
+mix: {num_players: [3, 4, 5]}   # optional: train one model on every combination of these
+                                #   option values at once (padded observations, see below)
 seed: 0
 out: runs/training/no_thanks    # default runs/training/<name>
 total_timesteps: 8_000_000      # learner steps (the learner's own actions)
@@ -48,11 +50,17 @@ imitation:                      # optional warm start before PPO (training/imita
 Pool keys are agent specs (`random`, `heuristic`, `computer`, `ppo:path`) or `self` (the
 snapshots). Every seat other than the learner's draws its agent from the pool by weight at
 the start of every game.
+
+With `mix`, every combination of its values (over `config`) is a setting that gets an equal
+share of the `num_envs` games; observations are padded to the layout every config of the
+game shares (`card_envs.core.padding`), so the model plays every setting, and the `ppo`
+agent pads for it. Periodic evaluations play `config` itself; the final one every setting.
 """
 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -130,6 +138,23 @@ class TrainConfig:
     checkpoint_every: int
     imitation: ImitationSettings | None = None
     video_episodes: int = 0
+    mix: tuple[tuple[str, tuple], ...] = ()  # (option, values) trained on at once
+
+    @property
+    def settings(self) -> list[dict]:
+        """The game configs trained on: `config` alone, or each combination of `mix`."""
+        names = [name for name, _ in self.mix]
+        combos = itertools.product(*(values for _, values in self.mix))
+        return [{**self.config, **dict(zip(names, combo, strict=True))} for combo in combos]
+
+    @property
+    def padded(self) -> bool:
+        """Whether the model reads padded observations (it does when trained on a mix)."""
+        return bool(self.mix)
+
+    def setting_name(self, setting: dict) -> str:
+        """The mixed options' values of `setting` in words ('' without a mix)."""
+        return " ".join(f"{name}={setting[name]}" for name, _ in self.mix)
 
     @property
     def uses_self_play(self) -> bool:
@@ -163,6 +188,7 @@ TOP_KEYS = {
     "checkpoint_every": "positive int: steps between checkpoints",
     "imitation": "mapping: teacher, samples, epochs, batch_size, learning_rate (optional)",
     "video_episodes": "int >= 0: episodes of the trained agent saved as videos",
+    "mix": "mapping of option -> list of values: one model for every combination",
 }
 OPPONENT_KEYS = {"pool": "", "snapshot_every": "", "snapshots": ""}
 EVAL_KEYS = {"every": "", "games": "", "final_games": "", "against": "", "workers": "", "runs": ""}
@@ -209,7 +235,34 @@ def _imitation(where: str, raw: Any, env_id: str, config: dict) -> ImitationSett
     )
 
 
-def _seat_multiple(games: int, n: int) -> int:
+def _mix(where: str, raw: Any, env_id: str, config: dict, num_envs: int):
+    """The validated `mix`: options of the game, each with a non-empty list of values, every
+    combination a valid config; `num_envs` must split evenly over the combinations."""
+    if raw is None:
+        return ()
+    raw = _check.mapping(where, "mix", raw)
+    options = make_game(env_id, **config).options
+    out = []
+    for name, values in raw.items():
+        if name not in options:
+            _check.fail(where, f"mix option {name!r} is not one of {sorted(options)}")
+        if not isinstance(values, list) or not values:
+            _check.fail(where, f"mix {name}={values!r} must be a non-empty list of values")
+        out.append((name, tuple(values)))
+    combos = list(itertools.product(*(values for _, values in out)))
+    for combo in combos:
+        try:
+            make_game(env_id, **{**config, **dict(zip(raw, combo, strict=True))})
+        except (ValueError, TypeError) as err:
+            _check.fail(where, f"mix setting {dict(zip(raw, combo, strict=True))}: {err}")
+    if num_envs % len(combos):
+        _check.fail(
+            where, f"num_envs={num_envs} must split evenly over the {len(combos)} mix settings"
+        )
+    return tuple(out)
+
+
+def seat_multiple(games: int, n: int) -> int:
     """Evaluation games rounded up to a multiple of the players (seat balance)."""
     return -(-games // n) * n
 
@@ -303,8 +356,8 @@ def parse_config(raw: Any, source: str = "config", default_name: str = "training
         snapshots=_check.int(opp_where, "snapshots", opp.get("snapshots", 4)),
         ppo=ppo,
         eval_every=_check.int(ev_where, "every", ev.get("every", 1_000_000)),
-        eval_games=_seat_multiple(_check.int(ev_where, "games", ev.get("games", 800)), n),
-        final_eval_games=_seat_multiple(
+        eval_games=seat_multiple(_check.int(ev_where, "games", ev.get("games", 800)), n),
+        final_eval_games=seat_multiple(
             _check.int(ev_where, "final_games", ev.get("final_games", 4000)), n
         ),
         eval_against=against,
@@ -315,6 +368,7 @@ def parse_config(raw: Any, source: str = "config", default_name: str = "training
         ),
         imitation=_imitation(f"{source}: imitation", raw.get("imitation"), env_id, config),
         video_episodes=_check.int(source, "video_episodes", raw.get("video_episodes", 0), low=0),
+        mix=_mix(f"{source}: mix", raw.get("mix"), env_id, config, num_envs),
     )
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents import make_agent
+from card_envs.core.padding import Padding
 from card_envs.registry import make_vec
 from training.config import ImitationSettings, TrainConfig
 
@@ -32,12 +33,31 @@ class Samples:
 
 
 def collect(config: TrainConfig, settings: ImitationSettings) -> Samples:
-    """`settings.samples` decisions of the teacher in self-play, each with the total reward
-    its seat got in that game (play goes on until every game with a stored decision ends)."""
-    venv = make_vec(config.env, NUM_ENVS, seed=config.seed + 5_000_011, **config.config)
-    teacher = make_agent(settings.teacher, config.env, seed=config.seed, **config.config)
-    size, n = settings.samples, venv.num_players
-    obs_buf = np.empty((size, venv.game.obs_size), dtype=np.float32)
+    """`settings.samples` decisions of the teacher in self-play, an equal share in each of
+    the run's settings (a mix's, observations padded), each with the total reward its seat
+    got in that game."""
+    parts = config.settings
+    share = -(-settings.samples // len(parts))
+    found = [
+        collect_setting(config, setting, settings.teacher, share, part)
+        for part, setting in enumerate(parts)
+    ]
+    columns = zip(*found, strict=True)
+    return Samples(*(np.concatenate(column)[: settings.samples] for column in columns))
+
+
+def collect_setting(
+    config: TrainConfig, setting: dict, teacher_spec: str, size: int, part: int
+) -> tuple[np.ndarray, ...]:
+    """`size` decisions of the teacher in self-play in `setting` (play goes on until every
+    game with a stored decision ends)."""
+    seed = config.seed + 5_000_011 + 7_919 * part
+    venv = make_vec(config.env, NUM_ENVS, seed=seed, **setting)
+    teacher = make_agent(teacher_spec, config.env, seed=config.seed + part, **setting)
+    padding = Padding(venv.game) if config.padded else None
+    n = venv.num_players
+    width = padding.size if padding is not None else venv.game.obs_size
+    obs_buf = np.empty((size, width), dtype=np.float32)
     mask_buf = np.empty((size, venv.num_actions), dtype=bool)
     act_buf = np.empty(size, dtype=np.int64)
     owner = np.empty((size, 3), dtype=np.int64)  # instance, its game number, seat
@@ -53,7 +73,7 @@ def collect(config: TrainConfig, settings: ImitationSettings) -> Samples:
         if take > 0:
             rows = slice(count, count + take)
             obs_buf[rows], mask_buf[rows], act_buf[rows] = (
-                obs[:take],
+                obs[:take] if padding is None else padding(obs[:take]),
                 masks[:take] != 0,
                 actions[:take],
             )
@@ -72,7 +92,7 @@ def collect(config: TrainConfig, settings: ImitationSettings) -> Samples:
     for i, g, r in results:
         table[i, g] = r
     returns = table[owner[:, 0], owner[:, 1], owner[:, 2]]
-    return Samples(obs_buf, mask_buf, act_buf, returns)
+    return obs_buf, mask_buf, act_buf, returns
 
 
 def imitate(model, config: TrainConfig, settings: ImitationSettings, echo=print) -> dict:

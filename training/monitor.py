@@ -13,13 +13,15 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.ppo import PolicyAgent, frozen_copy
+from card_envs.core.padding import Padding
 from card_envs.evaluation import evaluate, evaluate_episodes, wilson_interval
-from training.config import RUN_ENVS, RUN_OPPONENT, TrainConfig
+from card_envs.registry import make_game
+from training.config import RUN_ENVS, RUN_OPPONENT, TrainConfig, seat_multiple
 from training.opponents import OpponentPool
 
 EVAL_COLUMNS = [
-    "timesteps", "minutes", "kind", "opponent", "games", "win_rate", "ci_low", "ci_high",
-    "fair_share", "mean_reward", "opponent_reward",
+    "timesteps", "minutes", "kind", "setting", "num_players", "opponent", "games", "win_rate",
+    "ci_low", "ci_high", "fair_share", "mean_reward", "opponent_reward",
 ]  # fmt: skip
 TRAIN_COLUMNS = [
     "timesteps", "minutes", "steps_per_s", "train_win_rate", "episodes", "ep_len_mean",
@@ -69,19 +71,39 @@ def keep_rows_until(path: Path, timesteps: int) -> None:
     append_rows(path, columns, rows)
 
 
-def evaluate_policy(config: TrainConfig, policy, games: int, seed: int, workers: int) -> list[dict]:
+def evaluate_policy(
+    config: TrainConfig, policy, games: int, seed: int, workers: int, every_setting: bool = False
+) -> list[dict]:
     """The learner (argmax of its masked policy) against each `config.eval_against` agent
-    filling every other seat, seat-balanced, plus run-env episodes if configured."""
-    learner = PolicyAgent(frozen_copy(policy), deterministic=True)
-    learner.name = learner.spec = "learner"
-    n = config.num_players
-    if n == 1:
-        return _compare_alone(config, learner, games, seed, workers)
+    filling every other seat, seat-balanced, plus run-env episodes if configured; in
+    `config.config`, or with `every_setting` in each of `config.settings` (a mix's)."""
+    frozen = frozen_copy(policy)
+    rows = []
+    for setting in config.settings if every_setting else [config.config]:
+        game = make_game(config.env, **setting)
+        padding = Padding(game) if config.padded else None
+        learner = PolicyAgent(frozen, deterministic=True, padding=padding)
+        learner.name = learner.spec = "learner"
+        n = game.num_players
+        if n == 1:
+            found = _compare_alone(config, learner, games, seed, workers)
+        else:
+            found = _against(config, setting, learner, seat_multiple(games, n), seed, workers)
+        for row in found:
+            row.update(setting=config.setting_name(setting), num_players=n)
+        rows += found
+    return rows
+
+
+def _against(
+    config: TrainConfig, setting: dict, learner, games: int, seed: int, workers: int
+) -> list[dict]:
+    n = setting["num_players"]
     rows = []
     for spec in config.eval_against:
         ev = evaluate(
             config.env, [learner] + [spec] * (n - 1), games=games, seed=seed,
-            workers=workers, progress=False, **config.config,
+            workers=workers, progress=False, **setting,
         )  # fmt: skip
         s = ev[0]
         rows.append({
@@ -129,7 +151,7 @@ def _compare_alone(config: TrainConfig, learner, games: int, seed: int, workers:
 class Monitor(BaseCallback):
     """Self-play refresh, evaluation, checkpoints and logs, at rollout boundaries.
 
-    Timing: engine and opponent seconds come from the env's driver; the learner's own
+    Timing: engine and opponent seconds come from the env's drivers; the learner's own
     forward passes are the rest of the rollout; the update is the time between rollouts.
     """
 
@@ -157,10 +179,6 @@ class Monitor(BaseCallback):
         self._t_rollout = self._t_update = 0.0
 
     # --- bookkeeping --------------------------------------------------------------------
-    @property
-    def driver(self):
-        return self.training_env.driver
-
     def minutes(self) -> float:
         return (self.elapsed_before + time.perf_counter() - self._t0) / 60
 
@@ -171,7 +189,7 @@ class Monitor(BaseCallback):
         self._t0 = time.perf_counter()
         self._prev_steps = self.num_timesteps
         self._prev_time = self._t0
-        self._start_seconds = dict(self.driver.seconds)
+        self._start_seconds = self.training_env.seconds
         self._prev_split: dict[str, float] = {}
         if self.num_timesteps == 0:  # the untrained policy: where the curve starts
             self.run_evaluation(self.cfg.eval_games, PERIODIC_SEED_OFFSET + self.cfg.seed)
@@ -200,7 +218,7 @@ class Monitor(BaseCallback):
         start = self.num_timesteps - self.cfg.num_envs * self.cfg.ppo.n_steps
         if self._due(self.cfg.snapshot_every, start) and self.cfg.uses_self_play:
             self.pool.add_snapshot(self.model.policy)
-            self.pool.install(self.driver)
+            self.pool.install(self.training_env)
         if self._due(self.cfg.eval_every, start):
             self.run_evaluation(self.cfg.eval_games, PERIODIC_SEED_OFFSET + self.cfg.seed)
         if self._due(self.cfg.checkpoint_every, start):
@@ -253,7 +271,7 @@ class Monitor(BaseCallback):
     def time_split(self) -> dict[str, float]:
         """Cumulative wall seconds of this session: engine, opponents, the learner's own
         forward passes (the rest of the rollouts), PPO updates, evaluations+checkpoints."""
-        secs = self.driver.seconds
+        secs = self.training_env.seconds
         engine = secs["engine"] - self._start_seconds["engine"]
         opponents = secs["opponents"] - self._start_seconds["opponents"]
         return {

@@ -34,6 +34,7 @@ def ship(run: Path, models: Path = MODELS) -> Path:
     target = models / f"{results['env']}.zip"
     _save_for_play(run / "model.zip", target)
     note = {k: results[k] for k in NOTE_KEYS}
+    note["mix"] = results.get("mix", {})  # the settings trained on besides `config`
     note["final_evaluation"] = [
         {k: None if v != v else v for k, v in row.items()}  # NaN (not JSON) -> null
         for row in results["final_evaluation"]

@@ -34,9 +34,10 @@ FINAL_EVAL_SEED_OFFSET = 2_000_003  # final games differ from the periodic ones
 
 def targets(config: TrainConfig, rows: list[dict], baseline: float | None) -> list[dict]:
     """The issue's targets checked against the final evaluation rows."""
-    n = config.num_players
     out = []
     for r in rows:
+        n = r["num_players"]
+        where = f"{r['setting']}: " if r["setting"] else ""
         if n == 1:  # a one-seat game: a score at least as good as the agent's on the same deals
             ok = r["mean_reward"] >= r["opponent_reward"]
             what = f"mean reward >= {r['opponent']}'s {r['opponent_reward']:.3f}"
@@ -44,14 +45,38 @@ def targets(config: TrainConfig, rows: list[dict], baseline: float | None) -> li
         elif r["opponent"] == "random":
             need = 0.9 if n == 2 else 2 / n
             ok = r["win_rate"] >= need
-            out.append({"target": f"vs random: win rate >= {need:.3f}", "met": bool(ok)})
+            what = f"{where}vs random: win rate >= {need:.3f}"
+            out.append({"target": what, "met": bool(ok)})
         elif r["opponent"] == "heuristic":
             ok = r["ci_low"] > 1 / n
-            out.append({"target": f"vs heuristic: 95% CI above {1 / n:.3f}", "met": bool(ok)})
+            what = f"{where}vs heuristic: 95% CI above {1 / n:.3f}"
+            out.append({"target": what, "met": bool(ok)})
         elif r["opponent"] == RUN_OPPONENT and baseline is not None:
             ok = r["win_rate"] > baseline
-            out.append({"target": f"games won per run > computer's {baseline:.3f}", "met": ok})
+            what = f"{where}games won per run > computer's {baseline:.3f}"
+            out.append({"target": what, "met": ok})
     return out
+
+
+def training_env(config: TrainConfig, pool, alone: bool):
+    """The learner's VecEnv: `config.num_envs` games of `config.config`, or with a mix an
+    equal share for every setting with padded observations. Opponents come from `pool`
+    (a placeholder in pure self-play until the first snapshot is installed)."""
+    from card_envs.wrappers import MixedVecEnv, SingleAgentVecEnv
+
+    parts = []
+    settings = config.settings
+    for part, setting in enumerate(settings):
+        agents, weights = pool.agents_and_weights(part)
+        if alone:  # a one-seat game: nobody to draw
+            weights = None
+        elif not agents:
+            agents, weights = ["random"], [1.0]
+        parts.append(SingleAgentVecEnv(
+            config.env, config.num_envs // len(settings), opponents=agents, seat="rotate",
+            seed=config.seed + 7_919 * part, pool_weights=weights, pad=config.padded, **setting,
+        ))  # fmt: skip
+    return MixedVecEnv(parts) if config.padded else parts[0]
 
 
 def _check_out(paths, resume: bool, restart: bool) -> None:
@@ -76,7 +101,6 @@ def train(
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import configure
 
-    from card_envs.wrappers import SingleAgentVecEnv
     from training.monitor import (
         EVAL_COLUMNS,
         Monitor,
@@ -96,15 +120,7 @@ def train(
     (paths.out / "config.json").write_text(json.dumps(config.as_dict(), indent=2))
 
     pool = OpponentPool(config)
-    agents, weights = pool.agents_and_weights()
-    if config.num_players == 1:  # a one-seat game: nobody to draw
-        weights = None
-    elif not agents:  # pure self-play: a placeholder until the first snapshot is installed
-        agents, weights = ["random"], [1.0]
-    venv = SingleAgentVecEnv(
-        config.env, config.num_envs, opponents=agents, seat="rotate", seed=config.seed,
-        pool_weights=weights, **config.config,
-    )  # fmt: skip
+    venv = training_env(config, pool, alone=config.num_players == 1)
     elapsed = 0.0
     imitation = None
     if resume:
@@ -134,7 +150,7 @@ def train(
         if config.uses_self_play:
             pool.add_snapshot(model.policy)  # the starting policy until the first refresh
     if config.num_players > 1:
-        pool.install(venv.driver)
+        pool.install(venv)
     model.set_logger(configure(str(paths.tensorboard), ["tensorboard"]))
     monitor = Monitor(config, paths, pool, elapsed=elapsed, echo=echo)
     remaining = config.total_timesteps - model.num_timesteps
@@ -155,7 +171,7 @@ def train(
     echo(f"final evaluation: {config.final_eval_games} games per opponent")
     rows = evaluate_policy(
         config, model.policy, config.final_eval_games,
-        config.seed + FINAL_EVAL_SEED_OFFSET, workers=config.eval_workers,
+        config.seed + FINAL_EVAL_SEED_OFFSET, workers=config.eval_workers, every_setting=True,
     )  # fmt: skip
     for row in rows:
         row.update(timesteps=model.num_timesteps, minutes=round(minutes, 3), kind="final")
@@ -174,6 +190,7 @@ def train(
         "name": config.name,
         "env": config.env,
         "config": config.config,
+        "mix": dict(config.mix),
         "timesteps": model.num_timesteps,
         "training_minutes": round(minutes, 2),
         "stopped_by_time_limit": monitor.stopped_by_time,
@@ -210,6 +227,8 @@ def summary(results: dict) -> str:
         what = (
             "games won per run" if r["opponent"] == RUN_OPPONENT else f"win rate vs {r['opponent']}"
         )
+        if r.get("setting"):
+            what = f"{r['setting']}: {what}"
         lines.append(
             f"  {what}: {r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}] "
             f"({r['games']} {'runs' if r['opponent'] == RUN_OPPONENT else 'games'})"

@@ -11,7 +11,8 @@ import gymnasium
 from gymnasium.wrappers import RecordVideo
 
 from agents.ppo import PolicyAgent, frozen_copy
-from card_envs.registry import gym_id
+from card_envs.core.padding import Padding
+from card_envs.registry import gym_id, make_game
 from training.config import TrainConfig
 
 MAX_FRAMES = 300  # an episode's video stops here (RecordVideo holds the frames in memory)
@@ -36,7 +37,8 @@ def opponent(config: TrainConfig) -> str | None:
 def record_videos(config: TrainConfig, policy, folder: Path) -> list[Path]:
     """`config.video_episodes` episodes of `policy` (the argmax of its masked policy) as
     `<name>-episode-<i>.mp4` files in `folder`; the learner's seat rotates between them."""
-    learner = PolicyAgent(frozen_copy(policy), deterministic=True)
+    padding = Padding(make_game(config.env, **config.config)) if config.padded else None
+    learner = PolicyAgent(frozen_copy(policy), deterministic=True, padding=padding)
     others = {} if opponent(config) is None else {"opponents": opponent(config)}
     env = gymnasium.make(gym_id(config.env), render_mode="rgb_array", **others, **config.config)
     recorder = RecordVideo(

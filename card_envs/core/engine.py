@@ -35,6 +35,7 @@ import numpy as np
 
 from card_envs.core import layout, rng
 from card_envs.core.config import Option, resolve
+from card_envs.core.padding import Segment
 from card_envs.core.scene import Scene
 
 
@@ -77,6 +78,9 @@ class Game:
     heuristic_kernel: ClassVar[Any] = None
     # the game's kernels bound to the ISMCTS search (`core.ismcts`, `games/<game>/search.py`)
     search_kernel: ClassVar[Any] = None
+    # the observation's segments in order (per seat, optional), so that one padded layout
+    # covers every config (`core.padding`)
+    obs_segments: ClassVar[tuple[Segment, ...]]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

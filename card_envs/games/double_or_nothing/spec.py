@@ -10,6 +10,7 @@ from card_envs.core import layout
 from card_envs.core.combos import range_copies, range_strength
 from card_envs.core.config import Option
 from card_envs.core.engine import Game, run_policy
+from card_envs.core.padding import Segment
 from card_envs.core.scene import Scene
 from card_envs.games.double_or_nothing import batched, search, table
 from card_envs.games.double_or_nothing import engine as k
@@ -97,6 +98,7 @@ class DoubleOrNothing(Game):
         ),
     }
     engine = k
+    obs_segments = (Segment("all", k.OBS_SIZE),)  # two seats, no optional slots
     batched = batched
     heuristic_kernel = heuristic_actions
     search_kernel = search.search

@@ -10,6 +10,7 @@ from numba import njit
 
 from card_envs.core import layout
 from card_envs.core.combos import run_low_sum
+from card_envs.core.padding import Segment
 from card_envs.core.rewards import share_win
 from card_envs.core.rng import shuffle_slice, shuffle_sorted
 
@@ -39,8 +40,19 @@ OBS_OWN_TOKENS = NUM_CARDS + 1
 OBS_CARDS = NUM_CARDS + 2
 
 
+OBS_SEGMENTS = (  # per-seat segments run from the observing seat on, in seat order
+    Segment("offer", NUM_CARDS),  # the card on offer, one-hot
+    Segment("pot", 1),
+    Segment("own_tokens", 1),
+    Segment("cards", NUM_CARDS, "all"),  # cards taken
+    Segment("tokens", 1, "others", option="public_tokens"),
+    Segment("left", 1),  # cards still to turn up
+)
+
+
 def obs_size(num_players: int, public_tokens: bool) -> int:
-    return OBS_CARDS + NUM_CARDS * num_players + (num_players - 1 if public_tokens else 0) + 1
+    config = {"num_players": num_players, "public_tokens": public_tokens}
+    return sum(seg.size(config) for seg in OBS_SEGMENTS)
 
 
 @njit(cache=True)

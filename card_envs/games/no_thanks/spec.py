@@ -61,6 +61,7 @@ class NoThanks(Game):
         ),
     }
     engine = k
+    obs_segments = k.OBS_SEGMENTS
     batched = batched
     heuristic_kernel = heuristic_actions
     search_kernel = search.search

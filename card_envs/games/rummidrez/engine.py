@@ -30,6 +30,7 @@ import numpy as np
 from numba import njit
 
 from card_envs.core import layout
+from card_envs.core.padding import Segment, slices
 from card_envs.core.rewards import share_win
 from card_envs.core.rng import below, shuffle_slice, shuffle_sorted
 from card_envs.games.rummidrez.solver import NUM_FIGURES, NUM_NUMBERS, best_addition, table_valid
@@ -98,29 +99,26 @@ OBS_DEPTH2 = OBS_DEPTH + NUM_IDS  # 55: ... and of its second copy in the discar
 OBS_KNOWN = OBS_DEPTH2 + NUM_IDS  # then: 55 per other seat, cards the seat is known to hold
 
 
+OBS_SEGMENTS = (  # per-seat segments run from the observing seat on, in seat order
+    Segment("hand", NUM_IDS),
+    Segment("table", NUM_IDS),
+    Segment("placed", NUM_IDS),
+    Segment("discard_depth", NUM_IDS),
+    Segment("discard_depth2", NUM_IDS),
+    Segment("known", NUM_IDS, "others"),
+    Segment("hand_sizes", 1, "others"),
+    Segment("opened", 1, "all"),
+    Segment("points", 1, "all"),
+    Segment("to_act", 1, "all"),
+    Segment("phase", 3),
+    Segment("piles", 2),
+    Segment("hint", NUM_IDS, option="hints"),
+)
+
+
 def obs_slices(num_players: int, hints: bool = False) -> dict[str, tuple[int, int]]:
-    """Name -> (start, size) of every slice of the observation."""
-    others = num_players - 1
-    sizes = [
-        ("hand", NUM_IDS),
-        ("table", NUM_IDS),
-        ("placed", NUM_IDS),
-        ("discard_depth", NUM_IDS),
-        ("discard_depth2", NUM_IDS),
-        ("known", NUM_IDS * others),
-        ("hand_sizes", others),
-        ("opened", num_players),
-        ("points", num_players),
-        ("to_act", num_players),
-        ("phase", 3),
-        ("piles", 2),
-        ("hint", NUM_IDS if hints else 0),
-    ]
-    out, start = {}, 0
-    for name, size in sizes:
-        out[name] = (start, size)
-        start += size
-    return out
+    """Name -> (start, size) of every slice of the observation (`OBS_SEGMENTS`)."""
+    return slices(OBS_SEGMENTS, {"num_players": num_players, "hints": hints})
 
 
 def obs_size(num_players: int, hints: bool = False) -> int:

@@ -71,6 +71,7 @@ def table_groups(row: np.ndarray) -> list[list[int]]:
 
 class _RummidrezBase(Game):
     engine = k
+    obs_segments = k.OBS_SEGMENTS
     batched = batched
     heuristic_kernel = heuristic_actions
     search_kernel = search.search

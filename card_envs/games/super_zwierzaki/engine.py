@@ -21,6 +21,7 @@ import numpy as np
 from numba import njit
 
 from card_envs.core import layout
+from card_envs.core.padding import Segment, slices
 from card_envs.core.rewards import share_win
 from card_envs.core.rng import below, shuffle_slice, shuffle_sorted
 from card_envs.games.super_zwierzaki.deck import (
@@ -1032,42 +1033,39 @@ def _exchange(row, others, part, with_pile):
 
 
 # --- observation ------------------------------------------------------------------------------
+OBS_SEGMENTS = (  # per-seat segments run from the observing seat on, in seat order
+    Segment("hand", NUM_KINDS),  # own copies per kind
+    Segment("top", NUM_KINDS),  # the top card of the discard pile, one-hot
+    Segment("played", NUM_KINDS),  # copies per kind in the discard pile
+    Segment("colours", NUM_COLOURS),  # the given colours
+    Segment("classes", NUM_CLASSES),  # the given classes
+    Segment("counters", 4),  # red, orc, green, demand points
+    Segment("demand", NUM_KINDS),  # the demanded kind, one-hot, while demand points stand
+    Segment("duel", 4),  # a duel is on, it is an Oth duel, a Giv duel, its points
+    Segment("folded", 1, "all"),  # seats folded in the duel
+    Segment("hand_sizes", 1, "all"),
+    Segment("lost", 1, "all"),  # turns still to lose
+    Segment("order", 1, "all"),  # places after the observing seat in the order of play
+    Segment("turn", 1, "all"),  # whose turn it is, one-hot
+    Segment("decision", len(DECISION_NAMES)),  # the pending decision, one-hot
+    Segment("decider", 1, "all"),  # who decides, one-hot
+    Segment("kind", NUM_KINDS),  # own decision only: the kind whose copies or drawn card it is
+    Segment("purpose", 10),  # seat choice: 7 purposes, then card picks: discard, give, keep
+    Segment("left", 1),  # cards still to pick, or to give
+    # the receiving seat, the first War seat, the two-War giver, or whose play or win a
+    # reaction window is about; one-hot
+    Segment("seat", 1, "all"),
+    Segment("seat2", 1, "all"),  # the two-War receiver, one-hot
+    Segment("taken", 1, "all"),  # two War: the hands already chosen
+    Segment("nine", NUM_COLOURS),  # 9 kolorow: the colours laid so far
+    Segment("window", 3),  # a reaction window on a play, a win or a 9 kolorow give
+    Segment("piles", 2),  # cards in the draw pile and in the discard pile
+)
+
+
 def obs_slices(num_players: int) -> dict[str, tuple[int, int]]:
-    """Name -> (start, size) of every slice of the observation. Per-seat slices run from the
-    observing seat on, in seat order (own seat first)."""
-    n = num_players
-    sizes = [
-        ("hand", NUM_KINDS),  # own copies per kind
-        ("top", NUM_KINDS),  # the top card of the discard pile, one-hot
-        ("played", NUM_KINDS),  # copies per kind in the discard pile
-        ("colours", NUM_COLOURS),  # the given colours
-        ("classes", NUM_CLASSES),  # the given classes
-        ("counters", 4),  # red, orc, green, demand points
-        ("demand", NUM_KINDS),  # the demanded kind, one-hot, while demand points stand
-        ("duel", 4),  # a duel is on, it is an Oth duel, a Giv duel, its points
-        ("folded", n),  # seats folded in the duel
-        ("hand_sizes", n),
-        ("lost", n),  # turns still to lose
-        ("order", n),  # places after the observing seat in the order of play
-        ("turn", n),  # whose turn it is, one-hot
-        ("decision", len(DECISION_NAMES)),  # the pending decision, one-hot
-        ("decider", n),  # who decides, one-hot
-        ("kind", NUM_KINDS),  # own decision only: the kind whose copies or drawn card it is
-        ("purpose", 10),  # seat choice: 7 purposes, then card picks: discard, give, keep
-        ("left", 1),  # cards still to pick, or to give
-        ("seat", n),  # the receiving seat, the first War seat, the two-War giver, or whose
-        # play or win a reaction window is about; one-hot
-        ("seat2", n),  # the two-War receiver, one-hot
-        ("taken", n),  # two War: the hands already chosen
-        ("nine", NUM_COLOURS),  # 9 kolorow: the colours laid so far
-        ("window", 3),  # a reaction window on a play, a win or a 9 kolorow give
-        ("piles", 2),  # cards in the draw pile and in the discard pile
-    ]
-    out, start = {}, 0
-    for name, size in sizes:
-        out[name] = (start, size)
-        start += size
-    return out
+    """Name -> (start, size) of every slice of the observation (`OBS_SEGMENTS`)."""
+    return slices(OBS_SEGMENTS, {"num_players": num_players})
 
 
 def obs_size(num_players: int) -> int:

@@ -48,6 +48,7 @@ class SuperZwierzaki(Game):
         "max_turns": Option(1000, "turns (lost ones included) before truncation", low=1),
     }
     engine = k
+    obs_segments = k.OBS_SEGMENTS
     batched = batched
     heuristic_kernel = heuristic_actions
     search_kernel = search.search

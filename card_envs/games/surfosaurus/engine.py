@@ -11,6 +11,7 @@ from numba import njit
 
 from card_envs.core import layout
 from card_envs.core.combos import FULL, HALF, NUM_VALUES, combo_flags
+from card_envs.core.padding import Segment
 from card_envs.core.rewards import share_win
 from card_envs.core.rng import shuffle_slice, shuffle_sorted
 
@@ -67,8 +68,23 @@ def removed_cards(n):
     return 4 if n == 5 else 0
 
 
+OBS_SEGMENTS = (  # per-seat segments run from the observing seat on, in seat order
+    Segment("hand", NUM_CARDS),
+    Segment("display", NUM_CARDS, "all"),  # the cards each seat has in the display
+    Segment("dummy", NUM_CARDS),  # and the dummy's
+    Segment("out", NUM_CARDS),  # out of play
+    Segment("scores", 3, "all"),  # full points, half points, cards collected
+    Segment("round", 1),
+    Segment("play", 1),
+    Segment("start", 1, "all"),  # who started the round, one-hot
+    Segment("pile", 1),  # cards left to draw
+    Segment("hints", NUM_CARDS, option="hints"),
+)
+
+
 def obs_size(n: int, hints: bool = False) -> int:
-    return NUM_CARDS * (n + 3) + 3 * n + n + 3 + (NUM_CARDS if hints else 0)
+    config = {"num_players": n, "hints": hints}
+    return sum(seg.size(config) for seg in OBS_SEGMENTS)
 
 
 @njit(cache=True)

@@ -106,6 +106,7 @@ class Surfosaurus(Game):
         ),
     }
     engine = k
+    obs_segments = k.OBS_SEGMENTS
     batched = batched
     heuristic_kernel = heuristic_actions
     search_kernel = search.search

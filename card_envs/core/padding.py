@@ -1,0 +1,129 @@
+"""One observation vector for every config of a game: seats padded to the largest table.
+
+A game's observation is a sequence of segments (`Game.obs_segments`): some are one block
+(the own hand), some one block per seat or per other seat in seat order from the observer
+on (cards taken, hand sizes), and some exist only when a boolean option is on (hints,
+public token counts). The padded layout gives every segment the room it takes at the
+largest player count with every optional segment present, then appends a one-hot of the
+player count and one flag per optional segment that says whether it is present. A config's
+observation is scattered into that layout; the slots of absent seats and segments stay 0.
+
+One policy network trained on padded observations of several configs plays every one of
+them (`ppo` agents do; `training` builds it from `mix`). A game with one player count and
+no optional segment (Double or Nothing) pads to its own observation unchanged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from card_envs.core.engine import Game
+
+SEAT_KINDS = ("one", "all", "others")
+
+
+@dataclass(frozen=True)
+class Segment:
+    """`unit` slots, once (`seats="one"`), once per seat (`"all"`) or once per other seat
+    (`"others"`); present only when the boolean option `option` is on, if one is named."""
+
+    name: str
+    unit: int
+    seats: str = "one"
+    option: str | None = None
+
+    def blocks(self, num_players: int) -> int:
+        return {"one": 1, "all": num_players, "others": num_players - 1}[self.seats]
+
+    def size(self, config: dict) -> int:
+        if self.option is not None and not config[self.option]:
+            return 0
+        return self.unit * self.blocks(config["num_players"])
+
+
+def player_range(game_cls: type[Game]) -> tuple[int, int]:
+    option = game_cls.options["num_players"]
+    return int(option.low), int(option.high)
+
+
+def optional(game_cls: type[Game]) -> list[Segment]:
+    return [s for s in game_cls.obs_segments if s.option is not None]
+
+
+def padded_size(game_cls: type[Game]) -> int:
+    low, high = player_range(game_cls)
+    seats = sum(s.unit * s.blocks(high) for s in game_cls.obs_segments)
+    count = high - low + 1 if high > low else 0
+    return seats + count + len(optional(game_cls))
+
+
+class Padding:
+    """Scatters observations of `game`'s config into the padded layout of its game."""
+
+    def __init__(self, game: Game) -> None:
+        cls = type(game)
+        low, high = player_range(cls)
+        n, config = game.num_players, game.config
+        index: list[np.ndarray] = []
+        start = 0  # of the segment in the padded layout
+        for seg in cls.obs_segments:
+            size = seg.size(config)
+            index.append(start + np.arange(size))  # blocks are laid out in seat order
+            start += seg.unit * seg.blocks(high)
+        self.index = np.concatenate(index) if index else np.zeros(0, dtype=np.int64)
+        if len(self.index) != game.obs_size:
+            raise AssertionError(
+                f"{cls.env_id}: obs_segments give {len(self.index)} slots for {config}, "
+                f"the observation has {game.obs_size}"
+            )
+        ones = []
+        if high > low:
+            ones.append(start + n - low)
+            start += high - low + 1
+        for k, seg in enumerate(optional(cls)):
+            if config[seg.option]:
+                ones.append(start + k)
+        self.ones = np.array(ones, dtype=np.int64)
+        self.size = padded_size(cls)
+        self.identity = self.size == game.obs_size
+
+    def __call__(self, observations: np.ndarray) -> np.ndarray:
+        """Padded copies of a batch (or one) of this config's observations, float32."""
+        obs = np.asarray(observations, dtype=np.float32)
+        if self.identity:
+            return obs.copy()
+        out = np.zeros(obs.shape[:-1] + (self.size,), dtype=np.float32)
+        out[..., self.index] = obs
+        out[..., self.ones] = 1.0
+        return out
+
+    def bounds(self, game: Game) -> tuple[np.ndarray, np.ndarray]:
+        """Observation bounds of the padded layout, the same for every config of the game:
+        the widest of every player count's bounds with every optional segment on."""
+        cls = type(game)
+        low_n, high_n = player_range(cls)
+        low = np.zeros(self.size, dtype=np.float32)
+        high = np.ones(self.size, dtype=np.float32)
+        every = {s.option: True for s in optional(cls)}
+        for n in range(low_n, high_n + 1):
+            full = cls(**{**game.config, **every, "num_players": n})
+            lo, hi = full.obs_bounds()
+            index = Padding(full).index
+            low[index] = np.minimum(low[index], lo)
+            high[index] = np.maximum(high[index], hi)
+        return low, high
+
+
+def slices(segments: tuple[Segment, ...], config: dict) -> dict[str, tuple[int, int]]:
+    """Name -> (start, size) of every segment of the observation under `config` (which
+    holds `num_players` and the segments' options)."""
+    out, start = {}, 0
+    for seg in segments:
+        size = seg.size(config)
+        out[seg.name] = (start, size)
+        start += size
+    return out
