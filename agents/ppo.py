@@ -72,10 +72,16 @@ def shipped_config(env_id: str) -> dict | None:
 
 
 def shipped_config_note(env_id: str) -> str:
-    """Which config the shipped model of `env_id` was trained with, in words."""
+    """Which configs the shipped model of `env_id` was trained with, in words."""
     config = shipped_config(env_id)
     if config is None:
         return ""
+    mix = json.loads(_models_dir().joinpath(f"{env_id}.json").read_text()).get("mix") or {}
+    if mix:
+        return (
+            f"The shipped {env_id} model was trained with config {config} and every "
+            f"combination of {mix}"
+        )
     return f"The shipped {env_id} model was trained with config {config}: play it with that"
 
 

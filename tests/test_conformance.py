@@ -22,6 +22,7 @@ PER_CASE = [
     checks.check_state_dict,
     checks.check_render,
     checks.check_scene,
+    checks.check_padding,
     checks.check_lifecycle,
     checks.check_hidden_information,
     faces.check_copies,

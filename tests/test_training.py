@@ -218,7 +218,8 @@ def test_short_run_of_each_shipped_config_writes_everything(path, tmp_path):
     evals = read_csv(out / "evaluations.csv")
     kinds = [(r["kind"], int(r["timesteps"])) for r in evals]
     per = len(cfg.eval_against) + (1 if cfg.eval_runs else 0)
-    final = per * len(cfg.settings)  # the final evaluation plays every setting of a mix
+    # the final evaluation plays every setting of a mix (and the run env once)
+    final = len(cfg.eval_against) * len(cfg.settings) + (1 if cfg.eval_runs else 0)
     assert (
         kinds
         == [("periodic", t) for t in (0, 512, 1024) for _ in range(per)] + [("final", 1024)] * final

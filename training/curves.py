@@ -37,7 +37,7 @@ def plot_learning_curve(
 ) -> Path:
     """Win rate (95% CI band) against each evaluation opponent with its fair share, the
     training win rate against the pool, and games won per run when measured (with the
-    computer's baseline), all over learner steps."""
+    heuristic's baseline), all over learner steps."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -81,7 +81,7 @@ def plot_learning_curve(
         ax.fill_between(x, lows, highs, color=line.get_color(), alpha=0.2)
         _final_marker(ax, final, RUN_OPPONENT, line.get_color())
         if baseline is not None:
-            ax.axhline(baseline, color="grey", ls="--", lw=1, label=f"computer {baseline:.2f}")
+            ax.axhline(baseline, color="grey", ls="--", lw=1, label=f"heuristic {baseline:.2f}")
         ax.set(xlabel="learner steps (millions)", ylabel="games won per run (95% CI)",
                title="run env vs the computer")  # fmt: skip
         ax.legend(loc="lower right", fontsize=8)

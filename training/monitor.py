@@ -92,6 +92,14 @@ def evaluate_policy(
         for row in found:
             row.update(setting=config.setting_name(setting), num_players=n)
         rows += found
+    if config.eval_runs:  # the run env plays every stage: once, whatever the settings
+        runs = evaluate_episodes(RUN_ENVS[config.env], learner, config.eval_runs, seed=seed)
+        rows.append({
+            "opponent": RUN_OPPONENT, "games": runs.episodes, "win_rate": runs.mean_return,
+            "ci_low": runs.mean_return_ci[0], "ci_high": runs.mean_return_ci[1],
+            "fair_share": None, "mean_reward": runs.mean_return, "setting": "",
+            "num_players": config.num_players,
+        })  # fmt: skip
     return rows
 
 
@@ -110,13 +118,6 @@ def _against(
             "opponent": spec, "games": s.games, "win_rate": s.win_rate,
             "ci_low": s.win_rate_ci[0], "ci_high": s.win_rate_ci[1], "fair_share": 1 / n,
             "mean_reward": s.mean_reward,
-        })  # fmt: skip
-    if config.eval_runs:
-        runs = evaluate_episodes(RUN_ENVS[config.env], learner, config.eval_runs, seed=seed)
-        rows.append({
-            "opponent": RUN_OPPONENT, "games": runs.episodes, "win_rate": runs.mean_return,
-            "ci_low": runs.mean_return_ci[0], "ci_high": runs.mean_return_ci[1],
-            "fair_share": None, "mean_reward": runs.mean_return,
         })  # fmt: skip
     return rows
 

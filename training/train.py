@@ -30,6 +30,7 @@ from training.curves import plot_learning_curve
 from training.ship import ship
 
 FINAL_EVAL_SEED_OFFSET = 2_000_003  # final games differ from the periodic ones
+RUN_BASELINES = ("computer", "heuristic")  # play the run env's runs too; the target: heuristic
 
 
 def targets(config: TrainConfig, rows: list[dict], baseline: float | None) -> list[dict]:
@@ -53,7 +54,7 @@ def targets(config: TrainConfig, rows: list[dict], baseline: float | None) -> li
             out.append({"target": what, "met": bool(ok)})
         elif r["opponent"] == RUN_OPPONENT and baseline is not None:
             ok = r["win_rate"] > baseline
-            what = f"{where}games won per run > computer's {baseline:.3f}"
+            what = f"{where}games won per run > the heuristic's {baseline:.3f}"
             out.append({"target": what, "met": ok})
     return out
 
@@ -176,12 +177,15 @@ def train(
     for row in rows:
         row.update(timesteps=model.num_timesteps, minutes=round(minutes, 3), kind="final")
     append_rows(paths.evaluations, EVAL_COLUMNS, rows)
-    baseline = None
-    if config.eval_runs:
-        baseline = evaluate_episodes(
-            RUN_ENVS[config.env], "computer", config.eval_runs,
-            seed=config.seed + FINAL_EVAL_SEED_OFFSET,
-        ).mean_return  # fmt: skip
+    run_baselines = {}  # games won per run by each baseline agent on the same runs
+    for spec in RUN_BASELINES if config.eval_runs else ():
+        ep = evaluate_episodes(
+            RUN_ENVS[config.env], spec, config.eval_runs, seed=config.seed + FINAL_EVAL_SEED_OFFSET
+        )
+        run_baselines[spec] = {
+            "mean": ep.mean_return, "ci_low": ep.mean_return_ci[0], "ci_high": ep.mean_return_ci[1]
+        }  # fmt: skip
+    baseline = run_baselines["heuristic"]["mean"] if run_baselines else None
     videos = record_videos(config, model.policy, paths.videos) if config.video_episodes else []
     steps = model.num_timesteps - start_steps
     split = monitor.time_split() if remaining > 0 else {}
@@ -201,7 +205,7 @@ def train(
         "time_split_s": {k: round(v, 1) for k, v in split.items()},
         "imitation": imitation,
         "final_evaluation": rows,
-        "computer_games_won_per_run": baseline,
+        "run_baselines": run_baselines,
         "targets": targets(config, rows, baseline),
         "videos": [str(v.relative_to(paths.out)) for v in videos],
     }
@@ -238,8 +242,10 @@ def summary(results: dict) -> str:
                 f"    mean reward {r['mean_reward']:.3f}, {r['opponent']}'s "
                 f"{r['opponent_reward']:.3f}"
             )
-    if results["computer_games_won_per_run"] is not None:
-        lines.append(f"  computer baseline: {results['computer_games_won_per_run']:.3f} per run")
+    for spec, b in results["run_baselines"].items():
+        lines.append(
+            f"  {spec} baseline: {b['mean']:.3f} [{b['ci_low']:.3f}, {b['ci_high']:.3f}] per run"
+        )
     for t in results["targets"]:
         lines.append(f"  target {t['target']}: {'met' if t['met'] else 'NOT met'}")
     if results["videos"]:

@@ -68,13 +68,11 @@ class Padding:
         cls = type(game)
         low, high = player_range(cls)
         n, config = game.num_players, game.config
-        index: list[np.ndarray] = []
-        start = 0  # of the segment in the padded layout
-        for seg in cls.obs_segments:
-            size = seg.size(config)
-            index.append(start + np.arange(size))  # blocks are laid out in seat order
-            start += seg.unit * seg.blocks(high)
-        self.index = np.concatenate(index) if index else np.zeros(0, dtype=np.int64)
+        room = rooms(cls.obs_segments, high)
+        self.index = np.concatenate([  # a segment's blocks start its room, in seat order
+            room[seg.name][0] + np.arange(seg.size(config)) for seg in cls.obs_segments
+        ])  # fmt: skip
+        start = sum(size for _, size in room.values())
         if len(self.index) != game.obs_size:
             raise AssertionError(
                 f"{cls.env_id}: obs_segments give {len(self.index)} slots for {config}, "
@@ -127,3 +125,9 @@ def slices(segments: tuple[Segment, ...], config: dict) -> dict[str, tuple[int, 
         out[seg.name] = (start, size)
         start += size
     return out
+
+
+def rooms(segments: tuple[Segment, ...], max_players: int) -> dict[str, tuple[int, int]]:
+    """Name -> (start, size) of every segment's room in the padded layout."""
+    every = {s.option: True for s in segments if s.option is not None}
+    return slices(segments, {"num_players": max_players, **every})

@@ -24,7 +24,7 @@ import numpy as np
 from pettingzoo.test import api_test, render_test, seed_test
 from pettingzoo.utils.wrappers import TerminateIllegalWrapper
 
-from card_envs.core import layout, scene
+from card_envs.core import layout, padding, scene
 from card_envs.core.aec import CardEnv
 from card_envs.registry import game_class, make, make_vec
 
@@ -391,6 +391,36 @@ def check_scene(env_id: str, config: Config, seed: int = 9) -> None:
 
 
 # --- hidden information ------------------------------------------------------------------------
+
+
+def check_padding(env_id: str, config: Config, seed: int = 13) -> None:
+    """The game's `obs_segments` cover its observation, and the padded layout
+    (`core.padding`, what one ppo model for every config reads) keeps every slot of it:
+    each segment at the start of its room, absent seats and segments 0, the config's
+    features set, inside the padded bounds."""
+    env = make(env_id, **config)
+    game = env.unwrapped.game
+    where = _where(env_id, config)
+    pad = padding.Padding(game)  # raises when the segments miss the observation's size
+    taken = np.concatenate([pad.index, pad.ones])
+    assert len(np.unique(taken)) == len(taken), f"{where}: padded slots overlap"
+    assert taken.max() < pad.size, f"{where}: a slot beyond the padded size"
+    rest = np.ones(pad.size, dtype=bool)
+    rest[taken] = False
+    low, high = pad.bounds(game)
+    rooms = padding.rooms(type(game).obs_segments, padding.player_range(type(game))[1])
+    own = padding.slices(type(game).obs_segments, game.config)
+    for live in positions(env_id, config, seed, games=1, every=3):
+        obs = live.observe(live.agent_selection)["observation"]
+        padded = pad(obs)
+        assert np.array_equal(padded[pad.index], obs), f"{where}: padding lost a slot"
+        assert (padded[pad.ones] == 1).all() and not padded[rest].any(), where
+        assert ((low <= padded) & (padded <= high)).all(), f"{where}: outside padded bounds"
+        for name, (start, size) in own.items():
+            room_start, room = rooms[name]
+            block = padded[room_start : room_start + room]
+            assert np.array_equal(block[:size], obs[start : start + size]), f"{where}: {name}"
+            assert not block[size:].any(), f"{where}: {name} spills into absent seats"
 
 
 def check_hidden_information(env_id: str, config: Config, seed: int = 21) -> None:
