@@ -1,6 +1,7 @@
 """The trained models shipped in the package: one per batched env id (every multi-agent env
-and the Rummidrez solo game), loaded by the agent spec `ppo` with the config its JSON note
-records, and clearly stronger than random."""
+and the Rummidrez solo game), each for every config of its game, loaded by the agent spec
+`ppo`, and clearly stronger than random. (`test_agents_every_config.py` plays every agent
+spec in every conformance config.)"""
 
 from __future__ import annotations
 
@@ -13,9 +14,8 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from agents import make_agent  # noqa: E402
-from agents.ppo import ModelError  # noqa: E402
 from card_envs.evaluation import evaluate  # noqa: E402
-from card_envs.registry import batched_env_ids, make_vec, multi_agent_env_ids  # noqa: E402
+from card_envs.registry import batched_env_ids, multi_agent_env_ids  # noqa: E402
 
 MODELS = importlib.resources.files("card_envs").joinpath("models")
 
@@ -34,25 +34,22 @@ def test_every_game_ships_a_small_model_with_its_note(env_id):
 
 
 @pytest.mark.parametrize("env_id", batched_env_ids())
-def test_ppo_spec_plays_legal_actions_with_the_recorded_config(env_id):
-    config = note(env_id)["config"]
-    agent = make_agent("ppo", env_id, **config)
-    venv = make_vec(env_id, 32, seed=0, **config)
-    obs, masks = venv.reset()
-    for _ in range(20):
-        actions = agent.act_batch(obs, masks)
-        assert masks[np.arange(32), actions].all()
-        obs, masks, *_ = venv.step(actions)
+def test_every_shipped_model_reads_padded_observations_of_every_config(env_id):
+    """One model per game for every player count and option value (`core.padding`): the
+    note records the mix it was trained on, and the file's observation size is the padded
+    layout's (Double or Nothing's is its own: one player count, no optional slots)."""
+    import zipfile
 
+    from card_envs.core.padding import padded_size
+    from card_envs.registry import game_class
 
-@pytest.mark.parametrize(
-    ("env_id", "other"),
-    [("no_thanks_v0", {"num_players": 3}), ("surfosaurus_max_v0", {"num_players": 2})],
-)
-def test_ppo_spec_with_another_config_names_the_trained_one(env_id, other):
-    trained = note(env_id)["config"]["num_players"]
-    with pytest.raises(ModelError, match=rf"trained with config \{{.*'num_players': {trained}"):
-        make_agent("ppo", env_id, **other)
+    info = note(env_id)
+    assert info["mix"], "trained on one config only"
+    with zipfile.ZipFile(str(MODELS.joinpath(f"{env_id}.zip"))) as archive:
+        shape = json.loads(archive.read("data"))["observation_space"]["_shape"]
+    assert shape == [padded_size(game_class(env_id))]
+    settings = {r["setting"] for r in info["final_evaluation"] if r["opponent"] != "run"}
+    assert len(settings) == np.prod([len(v) for v in info["mix"].values()])
 
 
 @pytest.mark.parametrize("env_id", multi_agent_env_ids())
