@@ -9,18 +9,18 @@ import pytest
 
 from agents import make_agent
 from card_envs.core import layout
-from card_envs.registry import batched_env_ids, game_class, make_vec
+from card_envs.registry import batched_env_ids, make_game, make_vec
 from card_envs.testing import case_id
 
 pytest.importorskip("sb3_contrib")  # the ppo spec
 
-CASES = [(e, dict(c)) for e in batched_env_ids() for c in game_class(e).test_configs]
+CASES = [(e, dict(c)) for e in batched_env_ids() for c in type(make_game(e)).test_configs]
 STEPS = 12  # engine steps of 6 games: every seat acts at least once in most configs
 
 
 def specs(env_id: str) -> list[str]:
     found = ["random", "heuristic", "ismcts:8", "ppo"]
-    if hasattr(game_class(env_id), "computer_actions"):
+    if hasattr(make_game(env_id), "computer_actions"):
         found.append("computer")  # the games with a built-in computer player
     return found
 

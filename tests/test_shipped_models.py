@@ -41,13 +41,13 @@ def test_every_shipped_model_reads_padded_observations_of_every_config(env_id):
     import zipfile
 
     from card_envs.core.padding import padded_size
-    from card_envs.registry import game_class
+    from card_envs.registry import make_game
 
     info = note(env_id)
     assert info["mix"], "trained on one config only"
     with zipfile.ZipFile(str(MODELS.joinpath(f"{env_id}.zip"))) as archive:
         shape = json.loads(archive.read("data"))["observation_space"]["_shape"]
-    assert shape == [padded_size(game_class(env_id))]
+    assert shape == [padded_size(type(make_game(env_id)))]
     settings = {r["setting"] for r in info["final_evaluation"] if r["opponent"] != "run"}
     assert len(settings) == np.prod([len(v) for v in info["mix"].values()])
 

@@ -39,7 +39,7 @@ def ship(run: Path, models: Path = MODELS) -> Path:
         {k: None if v != v else v for k, v in row.items()}  # NaN (not JSON) -> null
         for row in results["final_evaluation"]
     ]
-    note["run_baselines"] = results["run_baselines"]
+    note["run_baselines"] = results.get("run_baselines", {})
     target.with_suffix(".json").write_text(json.dumps(note, indent=2) + "\n")
     return target
 
