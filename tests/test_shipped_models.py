@@ -13,7 +13,6 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from agents import make_agent  # noqa: E402
 from card_envs.evaluation import evaluate  # noqa: E402
 from card_envs.registry import batched_env_ids, multi_agent_env_ids  # noqa: E402
 
