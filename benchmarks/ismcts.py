@@ -2,6 +2,7 @@
 
     python -m benchmarks.ismcts [--env ID ...] [--positions 20] [--simulations 200] [--ms 10]
     python -m benchmarks.ismcts --strength [--env ID ...] [--games 200] [--workers 1]
+                                [--against heuristic|ppo]
 
 Speed (the default): for each env (default config), `--positions` positions with a choice
 (two or more legal actions), every 5th position of seeded games in which every seat plays
@@ -14,6 +15,9 @@ Strength (`--strength`): for each env, `evaluate` (seat-balanced, `--workers` pr
 of the specs in `STRENGTH` for that env against the heuristic in every other seat: win
 rate of the searching seat with its 95% Wilson interval, the fair share 1/n, and its
 milliseconds per decision as measured (forced moves included, which cost nothing).
+`--against ppo` seats the shipped trained model (`ppo`) in every other seat instead, at the
+config that model was trained with (`agents.ppo.shipped_config`), which the table prints;
+against the heuristic the games use the env's default config.
 
 Single-threaded numba; the numbers depend on the machine and on what else runs on it.
 """
@@ -25,22 +29,24 @@ import time
 
 import numpy as np
 
-from agents.ismcts import ISMCTSAgent
+from agents.ismcts import SPECS_10MS, ISMCTSAgent
+from agents.ppo import shipped_config
 from card_envs.core import layout
 from card_envs.evaluation import evaluate
 from card_envs.registry import make_game, multi_agent_env_ids
 
 # rollout settings measured for speed: (rollout policy, depth cap or None)
 SETTINGS = [("random", None), ("heuristic", None), ("random", 15), ("heuristic", 40)]
-# specs measured for strength: about 10 ms per decision on the machine of docs/agents.md,
-# and a larger budget
-STRENGTH = {
-    "no_thanks_v0": ["ismcts:700", "ismcts:3000"],
-    "surfosaurus_max_v0": ["ismcts:300", "ismcts:1200"],
-    "double_or_nothing_v0": ["ismcts:300", "ismcts:1200"],
-    "rummidrez_v0": ["ismcts:2", "ismcts:8"],
-    "super_zwierzaki_v0": ["ismcts:1000:depth=40", "ismcts:4000:depth=40"],
+# specs measured for strength: about 10 ms per decision on the machine of docs/agents.md
+# (`SPECS_10MS`), and a larger budget
+LARGER = {
+    "no_thanks_v0": "ismcts:3000",
+    "surfosaurus_max_v0": "ismcts:1200",
+    "double_or_nothing_v0": "ismcts:1200",
+    "rummidrez_v0": "ismcts:8",
+    "super_zwierzaki_v0": "ismcts:4000:depth=40",
 }
+STRENGTH = {env_id: [SPECS_10MS[env_id], spec] for env_id, spec in LARGER.items()}
 
 
 def positions(env_id: str, count: int, seed: int = 0) -> np.ndarray:
@@ -86,18 +92,24 @@ def speed(env_ids: list[str], count: int, simulations: int, ms: float) -> None:
             )
 
 
-def strength(env_ids: list[str], games: int, workers: int, seed: int) -> None:
-    print("| env | players | agent | win rate | 95% CI | fair share | ms/move | games |")
-    print("|---|---:|---|---:|---|---:|---:|---:|")
+def strength(env_ids: list[str], games: int, workers: int, seed: int, against: str) -> None:
+    print("| env | config | agent | against | win rate | 95% CI | fair share | ms/move | games |")
+    print("|---|---|---|---|---:|---|---:|---:|---:|")
     for env_id in env_ids:
-        n = make_game(env_id).num_players
+        config = {}
+        if against == "ppo":
+            config = shipped_config(env_id)
+            if config is None:
+                raise SystemExit(f"{env_id} ships no ppo model")
+        n = make_game(env_id, **config).num_players
+        shown = ", ".join(f"{k}={v}" for k, v in config.items()) or f"default ({n} players)"
         for spec in STRENGTH[env_id]:
             ev = evaluate(
-                env_id, [spec] + ["heuristic"] * (n - 1), games, seed, workers, progress=False
+                env_id, [spec] + [against] * (n - 1), games, seed, workers, False, **config
             )
             s = ev[0]
             print(
-                f"| {env_id} | {n} | {spec} | {s.win_rate:.3f} | "
+                f"| {env_id} | {shown} | {spec} | {against} | {s.win_rate:.3f} | "
                 f"[{s.win_rate_ci[0]:.3f}, {s.win_rate_ci[1]:.3f}] | {1 / n:.3f} | "
                 f"{s.ms_per_move:.2f} | {ev.games} |",
                 flush=True,
@@ -114,10 +126,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--against", choices=["heuristic", "ppo"], default="heuristic")
     args = parser.parse_args(argv)
     env_ids = args.env or list(STRENGTH)
     if args.strength:
-        strength(env_ids, args.games, args.workers, args.seed)
+        strength(env_ids, args.games, args.workers, args.seed, args.against)
     else:
         speed(env_ids, args.positions, args.simulations, args.ms)
 

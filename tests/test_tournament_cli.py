@@ -23,6 +23,8 @@ def test_shipped_configs_are_valid():
     main_cfg = load_config(ROOT / "configs" / "tournaments" / "main.yaml")
     assert {e.env for e in main_cfg.events} == set(card_envs.multi_agent_env_ids())
     assert "computer" in main_cfg.events[2].specs
+    for event in main_cfg.events:  # the search beside the trained model everywhere
+        assert "ppo" in event.specs and any(s.startswith("ismcts:") for s in event.specs)
 
 
 def test_cli_quick_tournament_and_replay(tmp_path, capsys):

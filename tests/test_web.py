@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 
+from agents.ismcts import SPECS_10MS
 from card_envs.core.scene import strip_actions
 from card_envs.registry import multi_agent_env_ids, single_agent_env_ids
 from card_envs.tournament import read_jsonl
@@ -48,6 +49,7 @@ def test_the_games_list_names_every_game_its_options_and_agents(app):
     nt = games["no_thanks_v0"]
     assert {o["name"] for o in nt["options"]} >= {"num_players", "public_tokens", "reward"}
     assert "ppo" in nt["agents"] and "heuristic" in nt["agents"]
+    assert all("ismcts" in games[env_id]["agents"] for env_id in multi_agent_env_ids())
     assert "computer" in games["double_or_nothing_v0"]["agents"]
     assert "computer" not in nt["agents"]
     assert set(data["look"]) >= {"felt", "back", "mark"}
@@ -132,6 +134,20 @@ def test_watching_steps_the_agents_from_any_seat_or_with_all_cards(app, env_id):
         assert status == 200 and everything["scene"] == strip_actions(match.game.scene(match.row))
         assert [m["text"] for m in everything["log"]] == [m["words"]["all"] for m in match.moves]
         assert everything["log"][-1]["who"] == f"player_{match.moves[-1]['seat']}"
+
+
+def test_ismcts_plays_at_the_games_fixed_budget_and_no_other(app):
+    _, client = app
+    body = {"env_id": "no_thanks_v0", "agents": ["ismcts", "random", "random"], "seed": 1}
+    status, data = client.json("POST", "/api/matches", body)
+    assert status == 200 and data["view"]["seats"][0] == SPECS_10MS["no_thanks_v0"]
+    for step in range(1, 4):
+        status, view = client.json("POST", f"/api/matches/{data['id']}/step", {"viewer": "0"})
+        assert status == 200 and view["step"] == step
+    for spec in ("ismcts:100000", "ismcts:random"):
+        body["agents"] = [spec, "random", "random"]
+        status, err = client.json("POST", "/api/matches", body)
+        assert status == 400 and spec in err["error"]
 
 
 def test_a_person_cannot_look_at_other_seats_or_move_for_them(app):

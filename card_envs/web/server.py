@@ -3,7 +3,8 @@
 Standard library only (`http.server`): a JSON API over `Match` plus three static files.
 It listens on 127.0.0.1 unless told otherwise. The browser gets only what its seat may
 know (`Match.view`), and only names games, seats and indices: agent specs come from a fixed
-list (no `ppo:path`), replays from the files named on the command line (`Sources`). A bad
+list (no `ppo:path`; `ismcts` is the game's search at about 10 ms a move, no other
+budget), replays from the files named on the command line (`Sources`). A bad
 request is a 4xx with `{"error": message}`; an unexpected failure is a 500 without a
 traceback (that goes to the server's log).
 
@@ -34,6 +35,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from agents.ismcts import SPECS_10MS
 from agents.ppo import has_shipped_model, shipped_config
 from card_envs.core.config import Option
 from card_envs.core.scene import LOOK
@@ -53,7 +55,7 @@ STATIC = {  # path -> (file, content type): the only files the server sends
     "/app.js": ("app.js", "text/javascript; charset=utf-8"),
     "/style.css": ("style.css", "text/css; charset=utf-8"),
 }
-BROWSER_SPECS = ("random", "heuristic", "computer", "ppo")
+BROWSER_SPECS = ("random", "heuristic", "computer", "ismcts", "ppo")  # ismcts: SPECS_10MS
 MATCH_PATH = re.compile(r"^/api/matches/([A-Za-z0-9_-]{1,40})(/play|/step|/close)?$")
 
 
@@ -89,6 +91,8 @@ def games() -> list[dict]:
         agents = ["random", "heuristic"]
         if hasattr(cls, "computer_actions"):
             agents.append("computer")
+        if env_id in SPECS_10MS:
+            agents.append("ismcts")
         trained = shipped_config(env_id) if has_shipped_model(env_id) else None
         if trained is not None:  # the page starts from the config `ppo` can play
             agents.append("ppo")
@@ -133,6 +137,10 @@ class App:
         for spec in specs:
             if spec not in (HUMAN, *BROWSER_SPECS):
                 raise RequestError(400, f"agent {spec!r} is not one of {[HUMAN, *BROWSER_SPECS]}")
+        if "ismcts" in specs:  # one fixed budget per game: about 10 ms a move
+            if env_id not in SPECS_10MS:
+                raise RequestError(400, f"{env_id} has no ismcts agent")
+            specs = [SPECS_10MS[env_id] if s == "ismcts" else s for s in specs]
         if env_id in single_agent_env_ids():
             if specs != [HUMAN]:
                 raise RequestError(400, f"{env_id} is played alone: agents must be ['human']")
