@@ -28,6 +28,8 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
+from card_envs.core import layout
+from card_envs.core.engine import Game
 from card_envs.core.padding import Padding, padded_size
 from card_envs.registry import make_game
 
@@ -238,7 +240,10 @@ class PolicyAgent(Agent):
     results do not depend on torch's global random state. Self-play uses it on frozen
     copies of the learner's policy; `PPOAgent` on a policy loaded from a file. With
     `padding`, the policy reads padded observations (`core.padding`) and the agent pads
-    the env's before asking it.
+    the env's before asking it. Given the `game` too, where its config leaves a derived
+    option off (`Game.derived_options`: hints), the agent reads state rows instead and
+    observes them with that option on, so a policy trained with hints plays without them
+    as well (`act_batch` on such a config's own observations pads them as they are).
     """
 
     name = spec = "policy"
@@ -249,27 +254,51 @@ class PolicyAgent(Agent):
         seed: int | None = None,
         deterministic: bool = True,
         padding: Padding | None = None,
+        game: Game | None = None,
     ) -> None:
         self.policy = policy
         self.deterministic = deterministic
         self.padding = padding
         self._rng = np.random.default_rng(seed)
+        self._derived: Game | None = None
+        off = {o: True for o in type(game).derived_options if not game.config[o]} if game else {}
+        if padding is not None and off:
+            # the hints this config leaves out, computed from the seat's own view: the agent
+            # reads rows (harnesses pass them) and observes them with the hints on
+            self._derived = type(game)(**{**game.config, **off})
+            self._derived_padding = Padding(self._derived)
+            self.wants_rows = True
+
+    def act_rows(self, rows: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Actions from the observations of `rows` with the derived options on."""
+        game = self._derived
+        obs = np.zeros((len(rows), game.obs_size), dtype=np.float32)
+        scratch = np.empty(game.state_size, dtype=np.int64)
+        for i, row in enumerate(rows):
+            scratch[:] = row
+            game.encode_config(scratch)
+            type(game).observe_kernel(scratch, scratch[layout.PLAYER], obs[i])
+        return self._act(self._derived_padding(obs), masks)
 
     def reseed(self, seed: int | None) -> None:
         self._rng = np.random.default_rng(seed)
 
     def action_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """The masked policy's action probabilities, one row per observation.
+        """The masked policy's action probabilities, one row per observation of the env
+        (padded here when the policy reads padded observations).
 
         The actor's logits come from the network's own layers and the mask and softmax are
         applied in numpy: the same numbers as SB3's `get_distribution` (tested), at a
         fraction of its per-call cost, which dominates for the small batches opponents see.
         """
+        if self.padding is not None:
+            observations = self.padding(observations)
+        return self._probabilities(observations, masks)
+
+    def _probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         import torch
 
         policy = self.policy
-        if self.padding is not None:
-            observations = self.padding(observations)
         with torch.no_grad():
             obs = torch.as_tensor(np.require(observations, np.float32, "W"))  # torch: writable
             features = policy.extract_features(obs, policy.pi_features_extractor)
@@ -279,7 +308,13 @@ class PolicyAgent(Agent):
         return probs / probs.sum(axis=1, keepdims=True)
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        probs = self.action_probabilities(observations, masks)
+        if self.padding is not None:
+            observations = self.padding(observations)
+        return self._act(observations, masks)
+
+    def _act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Actions for observations as the policy reads them (already padded)."""
+        probs = self._probabilities(observations, masks)
         probs *= np.asarray(masks) != 0  # exact zeros for illegal actions
         if self.deterministic:
             return np.argmax(probs, axis=1)
@@ -314,7 +349,8 @@ class PPOAgent(PolicyAgent):
         else:
             self.path = Path(path)
             policy, padding = load_policy(self.path, env_id, **config)
-        super().__init__(policy, seed=seed, deterministic=deterministic, padding=padding)
+        game = make_game(env_id, **config)
+        super().__init__(policy, seed, deterministic, padding=padding, game=game)
         self.spec = "ppo" if shipped else f"ppo:{path}"
         self.name = "ppo" if shipped else f"ppo:{self.path.stem}"
 

@@ -254,3 +254,36 @@ def test_action_probabilities_equal_sb3s_masked_distribution(env_id):
     got = PolicyAgent(model.policy).action_probabilities(obs, masks)
     np.testing.assert_allclose(got, want, atol=1e-6)
     assert (got[masks == 0] == 0).all() and np.allclose(got.sum(axis=1), 1)
+
+
+@pytest.mark.parametrize(
+    ("env_id", "config"),
+    [("surfosaurus_max_v0", {"num_players": 3}), ("rummidrez_v0", {"num_players": 2})],
+)
+def test_with_hints_off_the_agent_computes_them_from_its_own_view(env_id, config):
+    """A padded policy trained with hints plays a config without them exactly as with them:
+    the agent observes a copy of each row with `hints` on (the hint is a function of what
+    the seat sees), so its actions match the hinted config's on the same positions."""
+    from card_envs.core.padding import Padding
+    from card_envs.registry import make_game, make_vec
+
+    hinted = {**config, "hints": True}
+    venv = SingleAgentVecEnv(env_id, 4, opponents="heuristic", seed=0, pad=True, **hinted)
+    model = MaskablePPO("MlpPolicy", venv, n_steps=8, batch_size=32, seed=0,
+                        policy_kwargs={"net_arch": [16]}, device="cpu")  # fmt: skip
+    padding = Padding(make_game(env_id, **hinted))
+    plain = ppo.PolicyAgent(model.policy, padding=Padding(make_game(env_id, **config)),
+                            game=make_game(env_id, **config))  # fmt: skip
+    assert plain.wants_rows
+    with_hints = ppo.PolicyAgent(model.policy, padding=padding, game=make_game(env_id, **hinted))
+    assert not with_hints.wants_rows
+    vec = make_vec(env_id, 16, seed=3, **config)
+    hinted_vec = make_vec(env_id, 16, seed=3, **hinted)
+    obs, masks = vec.reset()
+    hinted_obs, _ = hinted_vec.reset()
+    for _ in range(6):
+        mine = plain.act_positions(obs, masks, vec.states)
+        np.testing.assert_array_equal(mine, with_hints.act_batch(hinted_obs, masks))
+        assert masks[np.arange(16), mine].all()
+        obs, masks, *_ = vec.step(mine)
+        hinted_obs, *_ = hinted_vec.step(mine)

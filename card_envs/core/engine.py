@@ -81,6 +81,10 @@ class Game:
     # the observation's segments in order (per seat, optional), so that one padded layout
     # covers every config (`core.padding`)
     obs_segments: ClassVar[tuple[Segment, ...]]
+    # boolean options whose observation slots are a function of what the seat sees (hints):
+    # a policy that reads them may compute them itself where a config has them off, by
+    # observing a copy of the row with the option on (`agents.ppo.PolicyAgent`)
+    derived_options: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

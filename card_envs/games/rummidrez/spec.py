@@ -199,6 +199,7 @@ class _RummidrezBase(Game):
 class Rummidrez(_RummidrezBase):
     env_id = "rummidrez_v0"
     title = "Rummidrez"
+    derived_options = ("hints",)  # not solo: its hint is kept in the row by `step`
     options = {
         "num_players": Option(2, "number of players", low=2, high=k.MAX_PLAYERS),
         "reward": Option(

@@ -107,6 +107,7 @@ class Surfosaurus(Game):
     }
     engine = k
     obs_segments = k.OBS_SEGMENTS
+    derived_options = ("hints",)
     batched = batched
     heuristic_kernel = heuristic_actions
     search_kernel = search.search
