@@ -1,6 +1,7 @@
-"""The per-setting tables of docs/training.md, from the JSON notes of the shipped models
-(`card_envs/models/<env_id>.json`, written by `training.ship`): one row per setting, win
-rates with their 95% intervals against each opponent of the final evaluation.
+"""The tables of docs/training.md and the README, from the JSON notes of the shipped models
+(`card_envs/models/<env_id>.json`, written by `training.ship`): a summary row per model,
+then per model one row per setting with the win rates and their 95% intervals against
+each opponent of the final evaluation.
 
     python docs/scripts/training_tables.py > /tmp/tables.md
 """
@@ -44,7 +45,42 @@ def table(note: dict) -> str:
     return "\n".join(lines)
 
 
+def summary(note: dict) -> str:
+    """One row: steps, time, and per opponent the range over settings and how many of them
+    clear the fair share with their whole interval."""
+    mix = note.get("mix") or {}
+    settings = len({r.get("setting") for r in note["final_evaluation"] if r["opponent"] != "run"})
+    cells = []
+    for opponent in ("random", "heuristic"):
+        rows = [r for r in note["final_evaluation"] if r["opponent"] == opponent]
+        low = min(rows, key=lambda r: r["win_rate"])
+        high = max(rows, key=lambda r: r["win_rate"])
+        if opponent == "random":  # the target: 90% head-to-head, 2/N at a table
+            need = [0.9 if r.get("num_players") == 2 else 2 / r["num_players"] for r in rows]
+            met = sum(r["win_rate"] >= n for r, n in zip(rows, need, strict=True))
+            what = "at the target"
+        else:  # the target: the whole interval above the fair share
+            met = sum(r["ci_low"] > r["fair_share"] for r in rows)
+            what = "above fair share"
+        where = (lambda r: f" ({r['setting']})") if settings > 1 else (lambda r: "")
+        span = f"{low['win_rate']:.1%}{where(low)} to {high['win_rate']:.1%}{where(high)}"
+        cells.append(f"{span}; {what} in {met} of {len(rows)}")
+    mixed = ", ".join(f"{k} {v[0]}..{v[-1]}" for k, v in mix.items()) or "-"
+    return (
+        f"| {note['env']} | {mixed} | {note['timesteps'] / 1e6:.1f}M | "
+        f"{note['training_minutes']:.1f} min ({note['command_minutes']:.1f} min) | "
+        + " | ".join(cells)
+        + " |"
+    )
+
+
 def main() -> None:
+    notes = [json.loads(p.read_text()) for p in sorted(MODELS.glob("*.json"))]
+    print("| model | mixed | learner steps | training (command) | vs random | vs heuristic |")
+    print("| --- | --- | ---: | ---: | --- | --- |")
+    for note in notes:
+        print(summary(note))
+    print()
     for path in sorted(MODELS.glob("*.json")):
         note = json.loads(path.read_text())
         mix = note.get("mix") or {}
