@@ -86,7 +86,7 @@ def evaluate_policy(
         learner.name = learner.spec = "learner"
         n = game.num_players
         if n == 1:
-            found = _compare_alone(config, learner, games, seed, workers)
+            found = _compare_alone(config, setting, learner, games, seed, workers)
         else:
             found = _against(config, setting, learner, seat_multiple(games, n), seed, workers)
         for row in found:
@@ -122,8 +122,11 @@ def _against(
     return rows
 
 
-def _compare_alone(config: TrainConfig, learner, games: int, seed: int, workers: int) -> list[dict]:
-    """A one-seat game: the learner and each `eval_against` agent play the same deals alone.
+def _compare_alone(
+    config: TrainConfig, setting: dict, learner, games: int, seed: int, workers: int
+) -> list[dict]:
+    """A one-seat game: the learner and each `eval_against` agent play the same deals alone
+    in `setting`.
     `win_rate` is the share of deals where the learner scores better (a tie counts one half;
     fair share 1/2) with its Wilson interval; `mean_reward` is the learner's mean,
     `opponent_reward` the agent's."""
@@ -131,7 +134,7 @@ def _compare_alone(config: TrainConfig, learner, games: int, seed: int, workers:
     def rewards(agent) -> np.ndarray:
         ev = evaluate(
             config.env, [agent], games=games, seed=seed, workers=workers, progress=False,
-            **config.config,
+            **setting,
         )  # fmt: skip
         return ev.results.rewards[:, 0]
 
