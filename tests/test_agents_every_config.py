@@ -1,6 +1,7 @@
 """Every agent spec plays every config of every game: each conformance config of each env
 (every player count and every option value that changes the rules or the observation),
-with the agent in every seat of a few games, choosing only legal actions."""
+with the agent in every seat of a few games, choosing only legal actions. The one
+exception, Rummidrez solo without hints for `ppo`, is refused with the config it plays."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import numpy as np
 import pytest
 
 from agents import make_agent
+from agents.ppo import ModelError
 from card_envs.core import layout
 from card_envs.registry import batched_env_ids, make_game, make_vec
 from card_envs.testing import case_id
@@ -29,7 +31,15 @@ def specs(env_id: str) -> list[str]:
 def test_every_agent_spec_plays_legal_actions(case):
     env_id, config = case
     venv = make_vec(env_id, 6, seed=4, **config)
-    agents = [make_agent(spec, env_id, seed=1, **config) for spec in specs(env_id)]
+    names = specs(env_id)
+    if env_id == "rummidrez_solo_v0" and not config.get("hints"):
+        # the one config no shipped model plays: the solo hint is kept in the row by `step`,
+        # so the agent cannot compute it, and a model mixed without hints played worse than
+        # random (docs/training.md); the error names the config the model plays
+        with pytest.raises(ModelError, match=r"trained with config \{.*'hints': True"):
+            make_agent("ppo", env_id, **config)
+        names.remove("ppo")
+    agents = [make_agent(spec, env_id, seed=1, **config) for spec in names]
     for k, agent in enumerate(agents):
         obs, masks = venv.reset(seed=10 + k)
         for _ in range(STEPS):

@@ -32,7 +32,7 @@ def test_every_game_ships_a_small_model_with_its_note(env_id):
     assert {r["opponent"] for r in info["final_evaluation"]} >= {"random", "heuristic"}
 
 
-@pytest.mark.parametrize("env_id", batched_env_ids())
+@pytest.mark.parametrize("env_id", multi_agent_env_ids())
 def test_every_shipped_model_reads_padded_observations_of_every_config(env_id):
     """One model per game for every player count and option value (`core.padding`): the
     note records the mix it was trained on, and the file's observation size is the padded
@@ -58,6 +58,18 @@ def test_the_shipped_model_beats_random_players(env_id):
     ev = evaluate(env_id, ["ppo"] + ["random"] * (n - 1), games=120, seed=11, workers=1,
                   progress=False, **config)  # fmt: skip
     assert ev[0].win_rate_ci[0] > (0.9 if n == 2 else 2 / n) - 0.1
+
+
+def test_the_shipped_solo_model_plays_with_hints_and_names_them_without():
+    """Solo's hint is kept in the row by `step`, so the agent cannot compute it: the shipped
+    solo model reads the hinted observation and is refused without hints, by a message
+    naming its config."""
+    from agents import make_agent
+    from agents.ppo import ModelError
+
+    assert note("rummidrez_solo_v0")["config"]["hints"] is True
+    with pytest.raises(ModelError, match=r"shape \[338\].*size 283.*'hints': True"):
+        make_agent("ppo", "rummidrez_solo_v0", hints=False)
 
 
 def test_the_shipped_solo_model_ends_with_smaller_tables_than_random():
