@@ -117,7 +117,7 @@ def _readable(data: dict, key: str) -> dict:
     return item if isinstance(item, dict) else {}
 
 
-def _check_model_data(path: Path, data: dict, env_id: str, game, num_actions: int) -> bool:
+def _check_model_data(path: Path, data: dict, env_id: str, game) -> bool:
     """Checks the policy class and sizes; True when the model reads padded observations
     (`core.padding`: one model for every config), False when it reads this config's own."""
     policy = _readable(data, "policy_class")
@@ -141,9 +141,9 @@ def _check_model_data(path: Path, data: dict, env_id: str, game, num_actions: in
         n = int(n)
     except (TypeError, ValueError):
         raise ModelError(f"{str(path)!r}: its action space is not Discrete (n={n!r})") from None
-    if n != num_actions:
+    if n != game.num_actions:
         raise ModelError(
-            f"{str(path)!r} was trained with {n} actions, but {env_id} has {num_actions}"
+            f"{str(path)!r} was trained with {n} actions, but {env_id} has {game.num_actions}"
         )
     return shape == [padded] and padded != game.obs_size
 
@@ -197,7 +197,7 @@ def load_policy(path: str | os.PathLike, env_id: str, **config: Any):
     game = make_game(env_id, **config)
     p = Path(path).expanduser()
     data = _read_sb3_data(p)
-    padded = _check_model_data(p, data, env_id, game, game.num_actions)
+    padded = _check_model_data(p, data, env_id, game)
     stat = p.stat()
     size = padded_size(type(game)) if padded else game.obs_size
     key = (str(p.resolve()), stat.st_mtime_ns, stat.st_size, size, game.num_actions)

@@ -59,7 +59,7 @@ def targets(config: TrainConfig, rows: list[dict], baseline: float | None) -> li
     return out
 
 
-def training_env(config: TrainConfig, pool, alone: bool):
+def training_env(config: TrainConfig, pool):
     """The learner's VecEnv: `config.num_envs` games of `config.config`, or with a mix an
     equal share for every setting with padded observations. Opponents come from `pool`
     (a placeholder in pure self-play until the first snapshot is installed)."""
@@ -69,7 +69,7 @@ def training_env(config: TrainConfig, pool, alone: bool):
     settings = config.settings
     for part, setting in enumerate(settings):
         agents, weights = pool.agents_and_weights(part)
-        if alone:  # a one-seat game: nobody to draw
+        if config.num_players == 1:  # a one-seat game: nobody to draw
             weights = None
         elif not agents:
             agents, weights = ["random"], [1.0]
@@ -121,7 +121,7 @@ def train(
     (paths.out / "config.json").write_text(json.dumps(config.as_dict(), indent=2))
 
     pool = OpponentPool(config)
-    venv = training_env(config, pool, alone=config.num_players == 1)
+    venv = training_env(config, pool)
     elapsed = 0.0
     imitation = None
     if resume:
