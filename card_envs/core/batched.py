@@ -24,6 +24,7 @@ from numba import njit
 
 from card_envs.core import layout
 from card_envs.core.engine import Game
+from card_envs.core.prefetch import HINT_FAR, HINT_NEAR
 from card_envs.core.rng import seed_row
 
 SKIP = -1  # action that leaves an instance untouched this step (e.g. it waits for a learner)
@@ -43,9 +44,10 @@ def reset_all(buffers, reset_fn, observe_fn, legal_fn):
 
 
 @njit(inline="always")  # not cached, inlined: see the module docstring
-def step_all(buffers, actions, reset_fn, step_fn, observe_fn, legal_fn, outcome_fn):
+def step_all(buffers, actions, reset_fn, step_fn, observe_fn, legal_fn, outcome_fn, hint_fn):
     """Step every row whose action is not SKIP; return the first row whose action is illegal
-    (then nothing is stepped), or -1."""
+    (then nothing is stepped), or -1. `hint_fn` names the lines of the rows ahead that their
+    steps will read (see `core.prefetch`)."""
     states, obs, masks, player, rewards, terminated, truncated = buffers[:7]
     final_obs, final_scores, final_wins = buffers[7:]
     n = states.shape[0]
@@ -55,6 +57,10 @@ def step_all(buffers, actions, reset_fn, step_fn, observe_fn, legal_fn, outcome_
         if a != SKIP and (a < 0 or a >= num_actions or masks[i, a] == 0):
             return i
     for i in range(n):
+        if i + HINT_FAR < n:
+            hint_fn(states[i + HINT_FAR], False)
+        if i + HINT_NEAR < n:
+            hint_fn(states[i + HINT_NEAR], True)
         rewards[i, :] = 0.0
         terminated[i] = False
         truncated[i] = False

@@ -21,9 +21,11 @@ plus a little Python for config, inspection and text. The kernels, all `@njit(ca
   what `seat` has seen and on the PRNG, not on the hidden cards it replaces (pools are
   sorted before they are shuffled, `rng.shuffle_sorted`), so a search that sees the game
   only through it chooses the same from every row `seat` cannot tell apart.
-- `batch_reset(buffers)` / `batch_step(buffers, actions)`: the four kernels above bound to
+- `batch_reset(buffers)` / `batch_step(buffers, actions)`: the kernels above bound to
   `core.batched.reset_all` / `step_all` in the game's `batched.py` (two one-line cached
-  wrappers; referring to the kernels as module attributes keeps them cacheable).
+  wrappers; referring to the kernels as module attributes keeps them cacheable), with a
+  prefetch hint: the game's `hint(row, near)` where its rows are too large for the hardware
+  prefetcher (Super Zwierzaki), else `core.prefetch.no_hint`.
 """
 
 from __future__ import annotations

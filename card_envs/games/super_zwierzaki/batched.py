@@ -15,7 +15,7 @@ def batch_reset(buffers):
 
 @njit(cache=True)
 def batch_step(buffers, actions):
-    return step_all(buffers, actions, k.reset, k.step, k.observe, k.legal, k.outcome)
+    return step_all(buffers, actions, k.reset, k.step, k.observe, k.legal, k.outcome, k.hint)
 
 
 @njit(cache=True)

@@ -22,6 +22,7 @@ from numba import njit
 
 from card_envs.core import layout
 from card_envs.core.padding import Segment, slices
+from card_envs.core.prefetch import prefetch, prefetch_slots
 from card_envs.core.rewards import share_win
 from card_envs.core.rng import below, shuffle_slice, shuffle_sorted
 from card_envs.games.super_zwierzaki.deck import (
@@ -393,6 +394,23 @@ def legal(row, out):
     else:  # D_DRAWN
         out[KIND + a] = 1 if _matches(row, a) else 0
         out[PASS] = 1
+
+
+@njit(cache=True)
+def hint(row, near):
+    """The lines the next step of this row reads (see `core.prefetch`): far ahead, the slots
+    before the decision stack; next, the stack's top, the effect queue, the hand of the seat
+    to act and the played counts (observed), the tops of both piles."""
+    if not near:
+        prefetch_slots(row, 0, STACK)
+        return
+    prefetch(row, STACK + (row[STACK_N] - 1) * D_WIDTH)
+    prefetch(row, QUEUE_HEAD)
+    hand = HANDS + row[layout.PLAYER] * NUM_KINDS
+    prefetch_slots(row, hand, hand + NUM_KINDS)
+    prefetch_slots(row, PLAYED, PLAYED + NUM_KINDS)
+    prefetch(row, DISCARD_PILE + row[DISCARD_N] - 1)
+    prefetch(row, DRAW_PILE + row[DRAW_N] - 1)
 
 
 # --- plays and effects ---------------------------------------------------------------------------

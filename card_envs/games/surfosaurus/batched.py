@@ -5,6 +5,7 @@ from numba import njit
 
 from card_envs.core.batched import reset_all, step_all
 from card_envs.core.invariants import check_all
+from card_envs.core.prefetch import no_hint
 from card_envs.games.surfosaurus import engine as k
 
 
@@ -15,7 +16,7 @@ def batch_reset(buffers):
 
 @njit(cache=True)
 def batch_step(buffers, actions):
-    return step_all(buffers, actions, k.reset, k.step, k.observe, k.legal, k.outcome)
+    return step_all(buffers, actions, k.reset, k.step, k.observe, k.legal, k.outcome, no_hint)
 
 
 @njit(cache=True)
