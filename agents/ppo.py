@@ -117,7 +117,7 @@ def _readable(data: dict, key: str) -> dict:
     return item if isinstance(item, dict) else {}
 
 
-def _check_model_data(path: Path, data: dict, env_id: str, game) -> bool:
+def _check_model_data(path: Path, data: dict, game) -> bool:
     """Checks the policy class and sizes; True when the model reads padded observations
     (`core.padding`: one model for every config), False when it reads this config's own."""
     policy = _readable(data, "policy_class")
@@ -132,7 +132,7 @@ def _check_model_data(path: Path, data: dict, env_id: str, game) -> bool:
     padded = padded_size(type(game))
     if shape not in ([game.obs_size], [padded]):
         raise ModelError(
-            f"{str(path)!r} was trained on observations of shape {shape}, but {env_id} has "
+            f"{str(path)!r} was trained on observations of shape {shape}, but {game.env_id} has "
             f"observations of size {game.obs_size} with this config and {padded} padded for "
             "every config: wrong env or config"
         )
@@ -143,7 +143,7 @@ def _check_model_data(path: Path, data: dict, env_id: str, game) -> bool:
         raise ModelError(f"{str(path)!r}: its action space is not Discrete (n={n!r})") from None
     if n != game.num_actions:
         raise ModelError(
-            f"{str(path)!r} was trained with {n} actions, but {env_id} has {game.num_actions}"
+            f"{str(path)!r} was trained with {n} actions, but {game.env_id} has {game.num_actions}"
         )
     return shape == [padded] and padded != game.obs_size
 
@@ -191,13 +191,13 @@ def _custom_objects(data: dict, game, padded: bool) -> dict[str, Any]:
 _CACHE: dict[tuple, Any] = {}
 
 
-def load_policy(path: str | os.PathLike, env_id: str, **config: Any):
-    """The checked policy network of a MaskablePPO file for `env_id` (cached per process),
-    and the `Padding` of its observations (None: it reads this config's own)."""
-    game = make_game(env_id, **config)
+def load_policy(path: str | os.PathLike, game):
+    """The checked policy network of a MaskablePPO file for `game` (an env id and config;
+    cached per process), and the `Padding` of its observations (None: it reads this
+    config's own)."""
     p = Path(path).expanduser()
     data = _read_sb3_data(p)
-    padded = _check_model_data(p, data, env_id, game)
+    padded = _check_model_data(p, data, game)
     stat = p.stat()
     size = padded_size(type(game)) if padded else game.obs_size
     key = (str(p.resolve()), stat.st_mtime_ns, stat.st_size, size, game.num_actions)
@@ -338,18 +338,18 @@ class PPOAgent(PolicyAgent):
         **config: Any,
     ) -> None:
         shipped = path is None
+        game = make_game(env_id, **config)
         if shipped:
             resource = shipped_model(env_id)
             try:
                 with importlib.resources.as_file(resource) as real_path:  # works from a zip
-                    policy, padding = load_policy(real_path, env_id, **config)
+                    policy, padding = load_policy(real_path, game)
             except ModelError as err:
                 raise ModelError(f"{err}. {shipped_config_note(env_id)}") from None
             self.path = Path(str(resource))
         else:
             self.path = Path(path)
-            policy, padding = load_policy(self.path, env_id, **config)
-        game = make_game(env_id, **config)
+            policy, padding = load_policy(self.path, game)
         super().__init__(policy, seed, deterministic, padding=padding, game=game)
         self.spec = "ppo" if shipped else f"ppo:{path}"
         self.name = "ppo" if shipped else f"ppo:{self.path.stem}"

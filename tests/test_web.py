@@ -55,35 +55,47 @@ def test_the_games_list_names_every_game_its_options_and_agents(app):
     assert set(data["look"]) >= {"felt", "back", "mark"}
 
 
-@pytest.mark.parametrize("env_id", multi_agent_env_ids())
-def test_a_person_plays_a_whole_game_seeing_only_their_seat(app, env_id):
-    """Seat 1 is the person's; every answer is the same as if the cards the person cannot
-    see were dealt again, the page offers exactly the legal moves, and the game ends with a
-    result."""
+def _play_to_end(app, body: dict, check=None) -> dict:
+    """Start a match from `body` and play the person's moves at random until it ends; at
+    every move the page offers exactly the legal moves, and `check(match, view, turns)`
+    holds. Returns the last view."""
     the_app, client = app
-    config = SHORT[env_id]
-    n = config.get("num_players", 2)
-    agents = ["random"] * n
-    agents[1] = "human"
-    status, data = client.json(
-        "POST", "/api/matches", {"env_id": env_id, "config": config, "agents": agents, "seed": 3}
-    )
+    status, data = client.json("POST", "/api/matches", body)
     assert status == 200, data
     key, view = data["id"], data["view"]
     rng = np.random.default_rng(0)
     turns = 0
     while not view["over"]:
         match = the_app.sessions.get(key)
-        assert view["to_act"] == 1 and view["viewer"] == 1
         assert sorted(set(_moves(view))) == match.legal().tolist()  # twins share an action
-        assert view == _resampled_view(match, 1, int(rng.integers(1 << 60))), f"leak at {turns}"
-        status, view = client.json(
-            "POST", f"/api/matches/{key}/play", {"action": int(rng.choice(_moves(view)))}
-        )
+        if check:
+            check(match, view, turns)
+        action = int(rng.choice(_moves(view)))
+        status, view = client.json("POST", f"/api/matches/{key}/play", {"action": action})
         assert status == 200, view
         turns += 1
-    assert turns > 0 and view["result"]["text"] and len(view["result"]["wins"]) == n
-    assert _moves(view) == []
+    assert turns > 0 and _moves(view) == []
+    return view
+
+
+@pytest.mark.parametrize("env_id", multi_agent_env_ids())
+def test_a_person_plays_a_whole_game_seeing_only_their_seat(app, env_id):
+    """Seat 1 is the person's; every answer is the same as if the cards the person cannot
+    see were dealt again, the page offers exactly the legal moves, and the game ends with a
+    result."""
+    config = SHORT[env_id]
+    n = config.get("num_players", 2)
+    agents = ["random"] * n
+    agents[1] = "human"
+    seeds = np.random.default_rng(1)
+
+    def sees_only_seat_1(match, view, turns):
+        assert view["to_act"] == 1 and view["viewer"] == 1
+        assert view == _resampled_view(match, 1, int(seeds.integers(1 << 60))), f"leak at {turns}"
+
+    body = {"env_id": env_id, "config": config, "agents": agents, "seed": 3}
+    view = _play_to_end(app, body, sees_only_seat_1)
+    assert view["result"]["text"] and len(view["result"]["wins"]) == n
     assert abs(sum(view["result"]["wins"]) - 1) < 1e-9
 
 
@@ -91,25 +103,11 @@ def test_a_person_plays_a_whole_game_seeing_only_their_seat(app, env_id):
 def test_a_person_plays_a_single_agent_game_to_its_end(app, env_id):
     """Double or Nothing's run against the computer and Rummidrez solo: the person's moves
     and the computer's are in the log, the legal moves are offered, the end has a result."""
-    the_app, client = app
-    status, data = client.json(
-        "POST", "/api/matches", {"env_id": env_id, "config": SHORT[env_id], "agents": ["human"]}
-    )
-    assert status == 200, data
-    key, view = data["id"], data["view"]
-    rng = np.random.default_rng(0)
-    turns = 0
-    while not view["over"]:
-        match = the_app.sessions.get(key)
-        assert sorted(set(_moves(view))) == match.legal().tolist()
-        action = int(rng.choice(_moves(view)))
-        status, view = client.json("POST", f"/api/matches/{key}/play", {"action": action})
-        assert status == 200, view
-        turns += 1
-    assert turns > 0 and view["result"]["text"].startswith("return") and _moves(view) == []
+    view = _play_to_end(app, {"env_id": env_id, "config": SHORT[env_id], "agents": ["human"]})
+    assert view["result"]["text"].startswith("return")
     whos = {m["who"] for m in view["log"]}
     assert whos == ({"you", "computer"} if env_id.startswith("double") else {"you"})
-    status, err = client.json("POST", "/api/matches", {"env_id": env_id, "agents": ["random"]})
+    status, err = app[1].json("POST", "/api/matches", {"env_id": env_id, "agents": ["random"]})
     assert status == 400 and "played alone" in err["error"]
 
 

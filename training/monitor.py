@@ -94,13 +94,19 @@ def evaluate_policy(
         rows += found
     if config.eval_runs:  # the run env plays every stage: once, whatever the settings
         runs = evaluate_episodes(RUN_ENVS[config.env], learner, config.eval_runs, seed=seed)
-        rows.append({
-            "opponent": RUN_OPPONENT, "games": runs.episodes, "win_rate": runs.mean_return,
-            "ci_low": runs.mean_return_ci[0], "ci_high": runs.mean_return_ci[1],
-            "fair_share": None, "mean_reward": runs.mean_return, "setting": "",
-            "num_players": config.num_players,
-        })  # fmt: skip
+        row = _row(RUN_OPPONENT, runs.episodes, runs.mean_return, runs.mean_return_ci, None)
+        rows.append(row | {"setting": "", "num_players": config.num_players})
     return rows
+
+
+def _row(opponent: str, games: int, rate: float, ci, fair_share, mean_reward=None) -> dict:
+    """An evaluation row: the learner's rate against `opponent` with its 95% interval (for
+    the run env: games won per run), and its mean reward (the rate where none is given)."""
+    return {
+        "opponent": opponent, "games": games, "win_rate": rate, "ci_low": ci[0],
+        "ci_high": ci[1], "fair_share": fair_share,
+        "mean_reward": rate if mean_reward is None else mean_reward,
+    }  # fmt: skip
 
 
 def _against(
@@ -114,11 +120,7 @@ def _against(
             workers=workers, progress=False, **setting,
         )  # fmt: skip
         s = ev[0]
-        rows.append({
-            "opponent": spec, "games": s.games, "win_rate": s.win_rate,
-            "ci_low": s.win_rate_ci[0], "ci_high": s.win_rate_ci[1], "fair_share": 1 / n,
-            "mean_reward": s.mean_reward,
-        })  # fmt: skip
+        rows.append(_row(spec, s.games, s.win_rate, s.win_rate_ci, 1 / n, s.mean_reward))
     return rows
 
 
@@ -143,12 +145,9 @@ def _compare_alone(
     for spec in config.eval_against:
         theirs = rewards(spec)
         p = float(np.mean((mine > theirs) + 0.5 * (mine == theirs)))
-        low, high = wilson_interval(p, len(mine))
-        rows.append({
-            "opponent": spec, "games": len(mine), "win_rate": p, "ci_low": low,
-            "ci_high": high, "fair_share": 0.5, "mean_reward": float(mine.mean()),
-            "opponent_reward": float(theirs.mean()),
-        })  # fmt: skip
+        ci = wilson_interval(p, len(mine))
+        row = _row(spec, len(mine), p, ci, 0.5, float(mine.mean()))
+        rows.append(row | {"opponent_reward": float(theirs.mean())})
     return rows
 
 
