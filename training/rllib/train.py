@@ -104,7 +104,12 @@ def algorithm_config(config: TrainConfig, num_env_runners: int):
     batch = rl.train_batch_size or config.num_players * config.num_envs * ppo.n_steps
     return (
         PPOConfig()
-        .environment(ENV_NAME, env_config={"env_id": config.env, **config.config})
+        # RLlib's env check steps unmasked random actions, which our envs refuse
+        .environment(
+            ENV_NAME,
+            env_config={"env_id": config.env, **config.config},
+            disable_env_checking=True,
+        )
         .env_runners(
             num_env_runners=num_env_runners,
             num_envs_per_env_runner=rl.num_envs_per_env_runner,
@@ -187,7 +192,13 @@ def train(
     from torch.utils.tensorboard import SummaryWriter
 
     from agents.rllib import RLModuleAgent
-    from training.monitor import EVAL_COLUMNS, Paths, append_rows, evaluate_learner
+    from training.monitor import (
+        EVAL_COLUMNS,
+        Paths,
+        append_rows,
+        evaluate_learner,
+        keep_rows_until,
+    )
     from training.train import FINAL_EVAL_SEED_OFFSET, _check_out, targets
 
     check_supported(config)
@@ -206,6 +217,8 @@ def train(
     if resume:
         run = Run.from_json(config, paths.checkpoint_state.read_text())
         algo = Algorithm.from_checkpoint(algo_dir)
+        keep_rows_until(paths.evaluations, run.steps)  # rows after the checkpoint are redone
+        keep_rows_until(paths.progress, run.steps)
         echo(f"resuming {config.name} at {run.steps:,} learner steps ({run.minutes:.1f} min)")
     else:
         run = Run(config)
