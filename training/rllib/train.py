@@ -282,12 +282,12 @@ def train(
         if config.time_limit_minutes and run.minutes >= config.time_limit_minutes:
             stopped_by_time = True
             break
+    session = time.perf_counter() - session_start
     _save(algo, algo_dir, paths, run, config)
     module_dir = (paths.out / "rllib_module").resolve()
     algo.get_module(LEARNER).save_to_path(module_dir)
     echo(f"final evaluation: {config.final_eval_games} games per opponent")
     rows = evaluate(config.final_eval_games, config.seed + FINAL_EVAL_SEED_OFFSET, "final")
-    session = time.perf_counter() - session_start
     results = {
         "backend": "rllib",
         "command_minutes": round((time.perf_counter() - t_start) / 60, 2),
