@@ -249,8 +249,13 @@ def train(
         f"training {config.name} with RLlib: {config.env} {config.config}, "
         f"{config.total_timesteps - run.steps:,} learner steps, {runners} env runner(s)"
     )
+    split = {"sampling_s": 0.0, "update_s": 0.0, "iterations": 0}
     while run.steps < config.total_timesteps:
         result = algo.train()
+        timers = result.get("timers", {})
+        split["sampling_s"] += timers.get("env_runner_sampling_timer", 0.0)
+        split["update_s"] += timers.get("learner_update_timer", 0.0)
+        split["iterations"] += 1
         sampled = result["env_runners"]["num_module_steps_sampled"].get(LEARNER, 0)
         run.steps += int(sampled)
         session_steps += int(sampled)
@@ -299,7 +304,8 @@ def train(
         "stopped_by_time_limit": stopped_by_time,
         "session_steps_per_s": round(session_steps / session, 1) if session_steps else None,
         "training_steps_per_s": round(session_steps / session, 1) if session_steps else None,
-        "time_split_s": {},
+        "time_split_s": {k: round(v, 2) for k, v in split.items()},
+        "env_steps_per_iteration": algo.config.train_batch_size_per_learner,
         "num_env_runners": runners,
         "final_evaluation": rows,
         "run_baselines": {},
