@@ -8,6 +8,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 import torch
+import yaml
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
 
@@ -20,6 +21,7 @@ from training.config import TrainConfigError, parse_config
 from training.rllib.env import TurnEnv, agent_id, observation_space
 from training.rllib.modules import MaskedPPOModule
 from training.rllib.train import LEARNER, algorithm_config, train
+from training.train import build_parser, run
 
 
 def test_the_env_plays_the_engines_game_turn_by_turn():
@@ -173,3 +175,28 @@ def test_every_multi_agent_env_trains_and_its_agent_plays(local_ray, tmp_path, e
     agent = make_agent(results["agent_spec"], env_id, **cfg.config)
     ev = evaluate(env_id, [agent] + ["random"] * (n - 1), n, 0, progress=False, **cfg.config)
     assert ev.games == n
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["--address", "auto"], "need --backend rllib"),
+        (["--num-env-runners", "2"], "need --backend rllib"),
+        (["--backend", "rllib", "--ship"], "rllib:<out>/rllib_module"),
+    ],
+)
+def test_backend_flags_are_checked(tmp_path, argv, words):
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump({**TINY, "out": str(tmp_path / "run")}))
+    with pytest.raises(TrainConfigError, match=words):
+        run(build_parser().parse_args(["--config", str(path), *argv]))
+
+
+def test_configs_without_rllib_support_are_refused_by_name(tmp_path):
+    cfg = _config(tmp_path, mix={"num_players": [3, 4]})
+    with pytest.raises(TrainConfigError, match="does not support the key 'mix'"):
+        train(cfg)
+    with pytest.raises(TrainConfigError, match=r"rllib: num_env_runners=-1 must be an int >= 0"):
+        _config(tmp_path, rllib={"num_env_runners": -1})
+    with pytest.raises(TrainConfigError, match="unknown key"):
+        _config(tmp_path, rllib={"runners": 2})

@@ -292,6 +292,11 @@ def run(args: argparse.Namespace) -> dict:
     )
     if args.backend == "sb3" and (args.address or args.num_env_runners is not None):
         raise TrainConfigError("--address and --num-env-runners need --backend rllib")
+    if args.backend == "rllib" and args.ship:
+        raise TrainConfigError(
+            "--ship packages a MaskablePPO model; an rllib run's learner plays as the agent "
+            "spec rllib:<out>/rllib_module"
+        )
     try:
         if args.backend == "rllib":
             from training.rllib.train import train as train_rllib
