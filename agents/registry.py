@@ -2,8 +2,9 @@
 
 Specs: `random`, `heuristic`, `computer` (games that have a built-in computer player),
 `ismcts[:SIMULATIONS][:random|heuristic]` (information-set tree search, `agents.ismcts`),
-`ppo` (the MaskablePPO model shipped for the env), `ppo:path/to/model.zip` and `human` (a
-person at the terminal, for `card-envs play`).
+`ppo` (the MaskablePPO model shipped for the env), `ppo:path/to/model.zip`,
+`rllib:path/to/rllib_module` (trained with `--backend rllib`) and `human` (a person at the
+terminal, for `card-envs play`).
 """
 
 from __future__ import annotations
@@ -16,12 +17,12 @@ from agents.human import HumanAgent
 from agents.random_agent import RandomAgent
 from card_envs.registry import make_game
 
-_KINDS = ("random", "heuristic", "computer", "ismcts", "ppo", "human")
+_KINDS = ("random", "heuristic", "computer", "ismcts", "ppo", "rllib", "human")
 SPEC_HELP = (  # the known specs, for error messages and --help
     "random, heuristic, computer (where the game has one), ismcts[:SIMULATIONS][:random|"
     "heuristic] (tree search, 1000 simulations a move with heuristic rollouts by default), "
-    "ppo (the model shipped for the env), ppo:path/to/model.zip, human (a person at the "
-    "terminal: play only)"
+    "ppo (the model shipped for the env), ppo:path/to/model.zip, rllib:path/to/rllib_module "
+    "(trained with --backend rllib), human (a person at the terminal: play only)"
 )
 
 
@@ -57,4 +58,8 @@ def make_agent(spec: str | Agent, env_id: str, seed: int | None = None, **config
         from agents.ppo import make_ppo_agent  # torch is imported only when needed
 
         return make_ppo_agent(spec, env_id, seed, config)
+    if spec.startswith("rllib:"):
+        from agents.rllib import make_rllib_agent  # ray is imported only when needed
+
+        return make_rllib_agent(spec, env_id, seed, config)
     raise ValueError(f"unknown agent spec {spec!r}; known agents are {SPEC_HELP}")

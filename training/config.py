@@ -114,6 +114,17 @@ class ImitationSettings:
 
 
 @dataclass(frozen=True)
+class RLlibSettings:
+    """The `rllib:` section, read by `--backend rllib` only (training/rllib/train.py)."""
+
+    num_env_runners: int = 1  # Ray actors stepping games (0: in the driver process)
+    num_envs_per_env_runner: int = 8  # games each runner steps in turn
+    train_batch_size: int | None = None  # env steps (every seat's) per PPO update; None:
+    #   the SB3 path's rollout, num_envs x n_steps learner steps, times the seats
+    address: str | None = None  # a Ray cluster (auto, ray://...); None: a local Ray
+
+
+@dataclass(frozen=True)
 class TrainConfig:
     name: str
     env: str
@@ -139,6 +150,7 @@ class TrainConfig:
     imitation: ImitationSettings | None = None
     video_episodes: int = 0
     mix: tuple[tuple[str, tuple], ...] = ()  # (option, values) trained on at once
+    rllib: RLlibSettings = RLlibSettings()
 
     @property
     def settings(self) -> list[dict]:
@@ -168,6 +180,8 @@ class TrainConfig:
         of the run, its time limit, where it is written and its videos may change)."""
         loose = ("time_limit_minutes", "total_timesteps", "out", "video_episodes")
         keep = {k: v for k, v in self.as_dict().items() if k not in loose}
+        for scale in ("num_env_runners", "address"):  # where it runs, not how it learns
+            keep["rllib"].pop(scale)
         blob = json.dumps(keep, sort_keys=True, default=str)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
@@ -189,6 +203,7 @@ TOP_KEYS = {
     "imitation": "mapping: teacher, samples, epochs, batch_size, learning_rate (optional)",
     "video_episodes": "int >= 0: episodes of the trained agent saved as videos",
     "mix": "mapping of option -> list of values: one model for every combination",
+    "rllib": "mapping: num_env_runners, num_envs_per_env_runner, train_batch_size, address",
 }
 OPPONENT_KEYS = {"pool": "", "snapshot_every": "", "snapshots": ""}
 EVAL_KEYS = {"every": "", "games": "", "final_games": "", "against": "", "workers": "", "runs": ""}
@@ -260,6 +275,29 @@ def _mix(where: str, raw: Any, env_id: str, config: dict, num_envs: int):
             where, f"num_envs={num_envs} must split evenly over the {len(combos)} mix settings"
         )
     return tuple(out)
+
+
+def _rllib(where: str, raw: Any) -> RLlibSettings:
+    raw = _check.mapping(where, "rllib", raw)
+    defaults = RLlibSettings()
+    _check.unknown_keys(where, raw, set(asdict(defaults)))
+    address = raw.get("address", defaults.address)
+    if address is not None:
+        address = _check.str(where, "address", address)
+    return RLlibSettings(
+        num_env_runners=_check.int(
+            where, "num_env_runners", raw.get("num_env_runners", defaults.num_env_runners), low=0
+        ),
+        num_envs_per_env_runner=_check.int(
+            where,
+            "num_envs_per_env_runner",
+            raw.get("num_envs_per_env_runner", defaults.num_envs_per_env_runner),
+        ),  # fmt: skip
+        train_batch_size=_check.int(
+            where, "train_batch_size", raw.get("train_batch_size"), allow_none=True
+        ),
+        address=address,
+    )
 
 
 def seat_multiple(games: int, n: int) -> int:
@@ -369,6 +407,7 @@ def parse_config(raw: Any, source: str = "config", default_name: str = "training
         imitation=_imitation(f"{source}: imitation", raw.get("imitation"), env_id, config),
         video_episodes=_check.int(source, "video_episodes", raw.get("video_episodes", 0), low=0),
         mix=_mix(f"{source}: mix", raw.get("mix"), env_id, config, num_envs),
+        rllib=_rllib(f"{source}: rllib", raw.get("rllib")),
     )
 
 

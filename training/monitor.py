@@ -78,11 +78,23 @@ def evaluate_policy(
     filling every other seat, seat-balanced, plus run-env episodes if configured; in
     `config.config`, or with `every_setting` in each of `config.settings` (a mix's)."""
     frozen = frozen_copy(policy)
+
+    def learner(padding):
+        return PolicyAgent(frozen, deterministic=True, padding=padding)
+
+    return evaluate_learner(config, learner, games, seed, workers, every_setting)
+
+
+def evaluate_learner(
+    config: TrainConfig, make_learner, games: int, seed: int, workers: int, every_setting=False
+) -> list[dict]:
+    """`evaluate_policy` for any learner: `make_learner(padding)` gives the agent that plays
+    a setting (its observations padded by `padding`, or its own with None)."""
     rows = []
     for setting in config.settings if every_setting else [config.config]:
         game = make_game(config.env, **setting)
         padding = Padding(game) if config.padded else None
-        learner = PolicyAgent(frozen, deterministic=True, padding=padding)
+        learner = make_learner(padding)
         learner.name = learner.spec = "learner"
         n = game.num_players
         if n == 1:

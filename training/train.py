@@ -267,6 +267,16 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     p.add_argument("--time-limit-minutes", type=float, help="override time_limit_minutes")
     p.add_argument("--out", help="override the output directory")
     p.add_argument("--seed", type=int, help="override the seed")
+    p.add_argument(
+        "--backend", choices=["sb3", "rllib"], default="sb3",
+        help="sb3: MaskablePPO on this machine (default); rllib: RLlib PPO on Ray",
+    )  # fmt: skip
+    p.add_argument("--address", help="rllib: a Ray cluster (auto, ray://host:port)")
+    p.add_argument(
+        "--num-env-runners",
+        type=int,
+        help="rllib: Ray actors stepping games (rllib.num_env_runners)",
+    )
     return p
 
 
@@ -280,8 +290,22 @@ def run(args: argparse.Namespace) -> dict:
         out=args.out,
         seed=args.seed,
     )
+    if args.backend == "sb3" and (args.address or args.num_env_runners is not None):
+        raise TrainConfigError("--address and --num-env-runners need --backend rllib")
+    if args.backend == "rllib" and args.ship:
+        raise TrainConfigError(
+            "--ship packages a MaskablePPO model; an rllib run's learner plays as the agent "
+            "spec rllib:<out>/rllib_module"
+        )
     try:
-        results = train(config, resume=args.resume, restart=args.restart)
+        if args.backend == "rllib":
+            from training.rllib.train import train as train_rllib
+
+            results = train_rllib(
+                config, args.resume, args.restart, args.address, args.num_env_runners
+            )
+        else:
+            results = train(config, resume=args.resume, restart=args.restart)
     except KeyboardInterrupt:
         print(
             f"\ninterrupted: run the same command with --resume to continue from the last "
@@ -290,7 +314,13 @@ def run(args: argparse.Namespace) -> dict:
         )
         raise SystemExit(130) from None
     print(summary(results))
-    print(f"wrote {config.out}/ (model.zip, results.json, learning_curve.png, CSVs, tensorboard/)")
+    if args.backend == "rllib":
+        print(f"wrote {config.out}/ (results.json, CSVs, tensorboard/, rllib_module/)")
+        print(f"play it: --agents {results['agent_spec']}")
+    else:
+        print(
+            f"wrote {config.out}/ (model.zip, results.json, learning_curve.png, CSVs, tensorboard/)"
+        )
     if args.ship:
         print(f"shipped {ship(Path(config.out))}")
     return results

@@ -1,0 +1,83 @@
+"""Learner steps per second of the training backends on one config, in one run: the SB3
+path (MaskablePPO on the batched engine) and RLlib PPO with 1 and 2 env runners.
+
+    python -m benchmarks.training_throughput [--config configs/training/no_thanks_rllib.yaml]
+                                             [--seconds 90] [--runners 1 2]
+
+Each variant trains the config for `--seconds` of wall time (periodic evaluations and
+checkpoints off, the smallest final evaluation) in a temporary directory; the figure is the
+run's own `training_steps_per_s` (learner steps over the training time, start-up excluded).
+For RLlib it also prints the env steps each runner sampled per second and the learner's
+update time per iteration, the two numbers behind the projection in docs/training.md.
+Needs the `rllib` extra.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from pathlib import Path
+
+from training.config import load_config
+
+DEFAULT_CONFIG = "configs/training/no_thanks_rllib.yaml"
+OFF = 10**12  # steps between periodic evaluations / checkpoints: never
+
+
+def _config(path: str, seconds: float, out: Path):
+    cfg = load_config(path, total_timesteps=OFF, time_limit_minutes=seconds / 60, out=str(out))
+    n = cfg.num_players
+    return type(cfg)(**{
+        **cfg.__dict__, "eval_every": OFF, "checkpoint_every": OFF, "snapshot_every": OFF,
+        "final_eval_games": n, "eval_against": ("random",),
+    })  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.training_throughput")
+    p.add_argument("--config", default=DEFAULT_CONFIG)
+    p.add_argument("--seconds", type=float, default=90.0, help="wall time of each variant")
+    p.add_argument("--runners", type=int, nargs="+", default=[1, 2], help="RLlib env runners")
+    args = p.parse_args(argv)
+
+    import ray
+
+    from training.rllib.train import train as train_rllib
+    from training.train import train as train_sb3
+
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = _config(args.config, args.seconds, Path(tmp) / "sb3")
+        sb3 = train_sb3(cfg, echo=lambda _: None)
+        rows.append(("SB3 MaskablePPO", f"{cfg.num_envs} envs", sb3["training_steps_per_s"], None))
+        ray.init(include_dashboard=False, log_to_driver=False)
+        for runners in args.runners:
+            cfg = _config(args.config, args.seconds, Path(tmp) / f"rllib{runners}")
+            res = train_rllib(cfg, num_env_runners=runners, echo=lambda _: None)
+            rows.append((f"RLlib PPO, {runners} env runner(s)",
+                         f"{cfg.rllib.num_envs_per_env_runner} envs each",
+                         res["training_steps_per_s"], res))  # fmt: skip
+        ray.shutdown()
+    base = rows[0][2]
+    print(f"config: {args.config} ({cfg.env} {cfg.config}), {args.seconds:g} s per variant\n")
+    print("| backend | envs | learner steps/s | x SB3 |")
+    print("|---|---|---:|---:|")
+    for name, envs, rate, _ in rows:
+        print(f"| {name} | {envs} | {rate:,.0f} | {rate / base:.2f}x |")
+    print()
+    for name, _, _, res in rows[1:]:
+        split = res["time_split_s"]
+        iterations = max(split["iterations"], 1)
+        runners = max(res["num_env_runners"], 1)
+        batch = res["env_steps_per_iteration"]
+        sample = split["sampling_s"] / iterations
+        update = split["update_s"] / iterations
+        print(
+            f"{name}: {iterations} iterations of {batch:,} env steps; sampling "
+            f"{sample:.2f} s ({batch / sample / runners:,.0f} env steps/s per runner), "
+            f"learner update {update:.2f} s per iteration"
+        )
+
+
+if __name__ == "__main__":
+    main()

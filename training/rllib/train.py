@@ -1,0 +1,325 @@
+"""`card-envs train --backend rllib`: RLlib PPO (new API stack) on the same YAML configs.
+
+One learned module (`main`) plays a seat drawn per game; every other seat maps, per game, to
+a module drawn from the opponent pool by weight: the scripted agents as fixed modules
+(`AgentModule`), and `self` as `snapshots` frozen copies of `main` (`snapshot_0..`, all the
+starting policy at first, the oldest refreshed every `snapshot_every` learner steps). The
+mapping is RLlib's `policy_mapping_fn`; only `main` trains.
+
+Output in `out`, as the SB3 path: `results.json` (the final evaluation by the project's own
+harness, targets, throughput), `evaluations.csv`, `training.csv`, `tensorboard/`,
+`checkpoints/` (the Algorithm, for `--resume`) and `rllib_module/` (the learner, which the
+agent spec `rllib:<out>/rllib_module` plays).
+
+Ray: a local instance started by the command, or a cluster with `--address auto` (or
+`ray://...`, or the `rllib.address` key) after `ray start --head` / `ray start --address=...`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import zlib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from training.config import SELF, TrainConfig, TrainConfigError
+
+LEARNER = "main"
+ENV_NAME = "card_envs_turns"
+UNSUPPORTED = {"mix": "mix", "imitation": "imitation", "video_episodes": "video_episodes"}
+
+
+class SeatMapping:
+    """RLlib's `policy_mapping_fn`: per game, the learner's seat and the other seats'
+    modules, drawn by weight from a generator seeded by the game's id (so every seat of a
+    game agrees, whichever env runner asks)."""
+
+    def __init__(self, num_players: int, pool: list[tuple[str, float]], seed: int) -> None:
+        self.num_players = num_players
+        self.modules = [m for m, _ in pool]
+        weights = np.array([w for _, w in pool], dtype=np.float64)
+        self.weights = weights / weights.sum()
+        self.seed = seed
+
+    def __call__(self, agent_id: str, episode, **kwargs) -> str:
+        game = zlib.crc32(str(episode.id_).encode())
+        seat = int(agent_id.rsplit("_", 1)[1])
+        if seat == game % self.num_players:
+            return LEARNER
+        rng = np.random.default_rng([self.seed, game, seat])
+        return self.modules[rng.choice(len(self.modules), p=self.weights)]
+
+
+def pool_modules(config: TrainConfig) -> list[tuple[str, float]]:
+    """(module id, weight) of every opponent: scripted specs, and `self` split over the
+    snapshot slots."""
+    out = []
+    for spec, weight in config.pool:
+        if spec == SELF:
+            out += [(f"snapshot_{k}", weight / config.snapshots) for k in range(config.snapshots)]
+        else:
+            out.append((f"agent_{spec}", weight))
+    return out
+
+
+def check_supported(config: TrainConfig) -> None:
+    if config.num_players == 1:
+        raise TrainConfigError(
+            f"--backend rllib trains multi-agent envs; {config.env} has one seat"
+        )
+    for key in UNSUPPORTED:
+        if getattr(config, key):
+            raise TrainConfigError(
+                f"--backend rllib does not support the key {key!r} (the SB3 path does): "
+                "remove it from the config"
+            )
+
+
+def algorithm_config(config: TrainConfig, num_env_runners: int):
+    """The PPOConfig of a run: env, runners, modules, mapping and PPO settings."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.tune.registry import register_env
+
+    from training.rllib.env import TurnEnv
+    from training.rllib.modules import AgentModule, MaskedPPOModule
+
+    register_env(ENV_NAME, TurnEnv)
+    net = DefaultModelConfig(fcnet_hiddens=list(config.ppo.net_arch))
+    specs = {LEARNER: RLModuleSpec(module_class=MaskedPPOModule, model_config=net)}
+    pool = pool_modules(config)
+    for module, _ in pool:
+        if module.startswith("agent_"):
+            spec = module.removeprefix("agent_")
+            cfg = {"env_id": config.env, "config": config.config, "spec": spec, "seed": config.seed}
+            specs[module] = RLModuleSpec(module_class=AgentModule, model_config=cfg)
+        else:
+            specs[module] = RLModuleSpec(module_class=MaskedPPOModule, model_config=net)
+    ppo, rl = config.ppo, config.rllib
+    batch = rl.train_batch_size or config.num_players * config.num_envs * ppo.n_steps
+    return (
+        PPOConfig()
+        # RLlib's env check steps unmasked random actions, which our envs refuse
+        .environment(
+            ENV_NAME,
+            env_config={"env_id": config.env, **config.config},
+            disable_env_checking=True,
+        )
+        .env_runners(
+            num_env_runners=num_env_runners,
+            num_envs_per_env_runner=rl.num_envs_per_env_runner,
+        )
+        .multi_agent(
+            policies=set(specs),
+            policy_mapping_fn=SeatMapping(config.num_players, pool, config.seed),
+            policies_to_train=[LEARNER],
+        )
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
+        .training(
+            train_batch_size_per_learner=batch,
+            minibatch_size=ppo.batch_size,
+            num_epochs=ppo.n_epochs,
+            lr=ppo.learning_rate,
+            gamma=ppo.gamma,
+            lambda_=ppo.gae_lambda,
+            clip_param=ppo.clip_range,
+            entropy_coeff=ppo.ent_coef,
+            vf_loss_coeff=ppo.vf_coef,
+            grad_clip=ppo.max_grad_norm,
+        )
+        .debugging(seed=config.seed)
+    )
+
+
+def copy_learner(algo, slot: str) -> None:
+    """Freeze `main`'s current weights into the snapshot module `slot`, on the learner and
+    on every env runner."""
+    state = algo.get_module(LEARNER).get_state(inference_only=True)
+
+    def install(runner):
+        runner.module[slot].set_state(state)
+
+    algo.env_runner_group.foreach_env_runner(install, local_env_runner=True)
+
+
+class Run:
+    """The state of a run kept beside RLlib's checkpoint: learner steps, wall minutes, the
+    next snapshot slot and when the next snapshot, evaluation and checkpoint are due."""
+
+    def __init__(self, config: TrainConfig) -> None:
+        self.steps = 0
+        self.minutes = 0.0
+        self.slot = 0
+        self.due = {
+            "snapshot": config.snapshot_every,
+            "evaluation": config.eval_every,
+            "checkpoint": config.checkpoint_every,
+        }
+
+    def to_json(self, fingerprint: str) -> str:
+        return json.dumps({**self.__dict__, "fingerprint": fingerprint}, indent=2)
+
+    @classmethod
+    def from_json(cls, config: TrainConfig, text: str) -> Run:
+        run = cls(config)
+        data = json.loads(text)
+        if data.pop("fingerprint") != config.fingerprint():
+            raise TrainConfigError(
+                f"--resume: the config differs from the one {config.out} was trained with "
+                f"(see {config.out}/config.json); use --restart or another --out"
+            )
+        run.__dict__.update(data)
+        return run
+
+
+def train(
+    config: TrainConfig,
+    resume: bool = False,
+    restart: bool = False,
+    address: str | None = None,
+    num_env_runners: int | None = None,
+    echo=print,
+) -> dict[str, Any]:
+    """Train with RLlib as the module doc says; returns results.json's content."""
+    import ray
+    import torch
+    from ray.rllib.algorithms.algorithm import Algorithm
+    from torch.utils.tensorboard import SummaryWriter
+
+    from agents.rllib import RLModuleAgent
+    from training.monitor import (
+        EVAL_COLUMNS,
+        Paths,
+        append_rows,
+        evaluate_learner,
+        keep_rows_until,
+    )
+    from training.train import FINAL_EVAL_SEED_OFFSET, _check_out, targets
+
+    check_supported(config)
+    t_start = time.perf_counter()
+    torch.set_num_threads(config.torch_threads)
+    paths = Paths(Path(config.out))
+    _check_out(paths, resume, restart)
+    (paths.out / "config.json").write_text(json.dumps(config.as_dict(), indent=2))
+    algo_dir = (paths.out / "checkpoints" / "rllib").resolve()
+    runners = config.rllib.num_env_runners if num_env_runners is None else num_env_runners
+    address = address or config.rllib.address
+    if not ray.is_initialized():
+        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+
+    algo_config = algorithm_config(config, runners)
+    if resume:
+        run = Run.from_json(config, paths.checkpoint_state.read_text())
+        algo = Algorithm.from_checkpoint(algo_dir)
+        keep_rows_until(paths.evaluations, run.steps)  # rows after the checkpoint are redone
+        keep_rows_until(paths.progress, run.steps)
+        echo(f"resuming {config.name} at {run.steps:,} learner steps ({run.minutes:.1f} min)")
+    else:
+        run = Run(config)
+        algo = algo_config.build_algo()
+        for module, _ in pool_modules(config):
+            if module.startswith("snapshot_"):
+                copy_learner(algo, module)  # the starting policy until the first refresh
+    writer = SummaryWriter(str(paths.tensorboard))
+
+    def evaluate(games: int, seed: int, kind: str) -> list[dict]:
+        module = algo.get_module(LEARNER)
+        num_actions = algo.get_module(LEARNER).action_space.n
+
+        def learner(padding):
+            return RLModuleAgent(module, num_actions)
+
+        rows = evaluate_learner(config, learner, games, seed, config.eval_workers)
+        for row in rows:
+            row.update(timesteps=run.steps, minutes=round(run.minutes, 3), kind=kind)
+        append_rows(paths.evaluations, EVAL_COLUMNS, rows)
+        return rows
+
+    snapshots = [m for m, _ in pool_modules(config) if m.startswith("snapshot_")]
+    session_start, session_steps = time.perf_counter(), 0
+    base_minutes = run.minutes
+    stopped_by_time = False
+    echo(
+        f"training {config.name} with RLlib: {config.env} {config.config}, "
+        f"{config.total_timesteps - run.steps:,} learner steps, {runners} env runner(s)"
+    )
+    split = {"sampling_s": 0.0, "update_s": 0.0, "iterations": 0}
+    while run.steps < config.total_timesteps:
+        result = algo.train()
+        timers = result.get("timers", {})
+        split["sampling_s"] += timers.get("env_runner_sampling_timer", 0.0)
+        split["update_s"] += timers.get("learner_update_timer", 0.0)
+        split["iterations"] += 1
+        sampled = result["env_runners"]["num_module_steps_sampled"].get(LEARNER, 0)
+        run.steps += int(sampled)
+        session_steps += int(sampled)
+        run.minutes = base_minutes + (time.perf_counter() - session_start) / 60
+        returns = result["env_runners"].get("module_episode_returns_mean", {})
+        row = {
+            "timesteps": run.steps,
+            "minutes": round(run.minutes, 3),
+            "steps_per_s": round(session_steps / (time.perf_counter() - session_start), 1),
+            "train_win_rate": returns.get(LEARNER, np.nan),
+            "episodes": result["env_runners"].get("num_episodes", 0),
+            "ep_len_mean": result["env_runners"].get("episode_len_mean", np.nan),
+        }
+        append_rows(paths.progress, list(row), [row])
+        for key, value in row.items():
+            if key != "timesteps":
+                writer.add_scalar(f"train/{key}", value, run.steps)
+        if snapshots and run.steps >= run.due["snapshot"]:
+            copy_learner(algo, snapshots[run.slot % len(snapshots)])
+            run.slot += 1
+            run.due["snapshot"] += config.snapshot_every
+        if run.steps >= run.due["evaluation"]:
+            for r in evaluate(config.eval_games, config.seed + 1_000_003, "periodic"):
+                writer.add_scalar(f"eval/win_rate_vs_{r['opponent']}", r["win_rate"], run.steps)
+            run.due["evaluation"] += config.eval_every
+        if run.steps >= run.due["checkpoint"]:
+            _save(algo, algo_dir, paths, run, config)
+            run.due["checkpoint"] += config.checkpoint_every
+        if config.time_limit_minutes and run.minutes >= config.time_limit_minutes:
+            stopped_by_time = True
+            break
+    session = time.perf_counter() - session_start
+    _save(algo, algo_dir, paths, run, config)
+    module_dir = (paths.out / "rllib_module").resolve()
+    algo.get_module(LEARNER).save_to_path(module_dir)
+    echo(f"final evaluation: {config.final_eval_games} games per opponent")
+    rows = evaluate(config.final_eval_games, config.seed + FINAL_EVAL_SEED_OFFSET, "final")
+    results = {
+        "backend": "rllib",
+        "command_minutes": round((time.perf_counter() - t_start) / 60, 2),
+        "name": config.name,
+        "env": config.env,
+        "config": config.config,
+        "timesteps": run.steps,
+        "training_minutes": round(run.minutes, 2),
+        "stopped_by_time_limit": stopped_by_time,
+        "session_steps_per_s": round(session_steps / session, 1) if session_steps else None,
+        "training_steps_per_s": round(session_steps / session, 1) if session_steps else None,
+        "time_split_s": {k: round(v, 2) for k, v in split.items()},
+        "env_steps_per_iteration": algo.config.train_batch_size_per_learner,
+        "num_env_runners": runners,
+        "final_evaluation": rows,
+        "run_baselines": {},
+        "targets": targets(config, rows, None),
+        "videos": [],
+        "agent_spec": f"rllib:{module_dir}",
+    }
+    paths.results.write_text(json.dumps(results, indent=2, default=float))
+    writer.close()
+    algo.stop()
+    return results
+
+
+def _save(algo, algo_dir: Path, paths, run: Run, config: TrainConfig) -> None:
+    algo.save_to_path(algo_dir)
+    paths.checkpoint_state.parent.mkdir(parents=True, exist_ok=True)
+    paths.checkpoint_state.write_text(run.to_json(config.fingerprint()))
