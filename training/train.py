@@ -94,18 +94,30 @@ def _check_out(paths, resume: bool, restart: bool) -> None:
     paths.out.mkdir(parents=True, exist_ok=True)
 
 
+def start_run(config: TrainConfig, resume: bool, restart: bool):
+    """The run's `Paths`, its directory checked (`_check_out`) and its config written; torch
+    set to the config's threads. Both backends start here."""
+    import torch
+
+    from training.monitor import Paths
+
+    torch.set_num_threads(config.torch_threads)
+    paths = Paths(Path(config.out))
+    _check_out(paths, resume, restart)
+    (paths.out / "config.json").write_text(json.dumps(config.as_dict(), indent=2))
+    return paths
+
+
 def train(
     config: TrainConfig, resume: bool = False, restart: bool = False, echo=print
 ) -> dict[str, Any]:
     """Train, evaluate and save as the module doc says; returns results.json's content."""
-    import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import configure
 
     from training.monitor import (
         EVAL_COLUMNS,
         Monitor,
-        Paths,
         append_rows,
         evaluate_policy,
         keep_rows_until,
@@ -115,10 +127,7 @@ def train(
 
     require_moviepy(config)
     t_start = time.perf_counter()
-    torch.set_num_threads(config.torch_threads)
-    paths = Paths(Path(config.out))
-    _check_out(paths, resume, restart)
-    (paths.out / "config.json").write_text(json.dumps(config.as_dict(), indent=2))
+    paths = start_run(config, resume, restart)
 
     pool = OpponentPool(config)
     venv = training_env(config, pool)

@@ -187,26 +187,16 @@ def train(
 ) -> dict[str, Any]:
     """Train with RLlib as the module doc says; returns results.json's content."""
     import ray
-    import torch
     from ray.rllib.algorithms.algorithm import Algorithm
     from torch.utils.tensorboard import SummaryWriter
 
     from agents.rllib import RLModuleAgent
-    from training.monitor import (
-        EVAL_COLUMNS,
-        Paths,
-        append_rows,
-        evaluate_learner,
-        keep_rows_until,
-    )
-    from training.train import FINAL_EVAL_SEED_OFFSET, _check_out, targets
+    from training.monitor import EVAL_COLUMNS, append_rows, evaluate_learner, keep_rows_until
+    from training.train import FINAL_EVAL_SEED_OFFSET, start_run, targets
 
     check_supported(config)
     t_start = time.perf_counter()
-    torch.set_num_threads(config.torch_threads)
-    paths = Paths(Path(config.out))
-    _check_out(paths, resume, restart)
-    (paths.out / "config.json").write_text(json.dumps(config.as_dict(), indent=2))
+    paths = start_run(config, resume, restart)
     algo_dir = (paths.out / "checkpoints" / "rllib").resolve()
     runners = config.rllib.num_env_runners if num_env_runners is None else num_env_runners
     address = address or config.rllib.address
