@@ -61,5 +61,5 @@ def make_agent(spec: str | Agent, env_id: str, seed: int | None = None, **config
     if spec.startswith("rllib:"):
         from agents.rllib import make_rllib_agent  # ray is imported only when needed
 
-        return make_rllib_agent(spec, env_id, seed, config)
+        return make_rllib_agent(spec, env_id, config)
     raise ValueError(f"unknown agent spec {spec!r}; known agents are {SPEC_HELP}")

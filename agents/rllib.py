@@ -2,7 +2,7 @@
 
 PATH is the module directory the run writes (`<out>/rllib_module`, an RLModule checkpoint
 of the learner). The agent plays the most likely legal action of the module's masked
-policy (or samples from it, for opponents in training).
+policy.
 """
 
 from __future__ import annotations
@@ -17,16 +17,11 @@ from card_envs.registry import make_game
 
 
 class RLModuleAgent(Agent):
-    """Acts with a masked RLlib module (`training.rllib.modules.MaskedPPOModule`)."""
+    """Acts with a masked RLlib module (`training.rllib.modules.MaskedPPOModule`): the
+    argmax of its masked logits."""
 
-    def __init__(self, module, num_actions: int, deterministic: bool = True, seed=None) -> None:
+    def __init__(self, module) -> None:
         self.module = module
-        self.num_actions = num_actions
-        self.deterministic = deterministic
-        self._rng = np.random.default_rng(seed)
-
-    def reseed(self, seed: int | None) -> None:
-        self._rng = np.random.default_rng(seed)
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         import torch
@@ -38,10 +33,7 @@ class RLModuleAgent(Agent):
         }}  # fmt: skip
         with torch.no_grad():
             logits = self.module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS]
-        if self.deterministic:
-            return logits.argmax(-1).numpy().astype(np.int64)
-        probs = torch.softmax(logits, -1).numpy().astype(np.float64)
-        return np.array([self._rng.choice(self.num_actions, p=p / p.sum()) for p in probs])
+        return logits.argmax(-1).numpy().astype(np.int64)
 
 
 def load_module(path: str | os.PathLike):
@@ -59,7 +51,7 @@ def load_module(path: str | os.PathLike):
         raise ValueError(f"rllib:{path}: not an RLlib module checkpoint ({err})") from err
 
 
-def make_rllib_agent(spec: str, env_id: str, seed: int | None, config: dict) -> RLModuleAgent:
+def make_rllib_agent(spec: str, env_id: str, config: dict) -> RLModuleAgent:
     _, _, path = spec.partition(":")
     if not path:
         raise ValueError("spec 'rllib:' needs the module directory, e.g. rllib:runs/x/rllib_module")
@@ -71,6 +63,6 @@ def make_rllib_agent(spec: str, env_id: str, seed: int | None, config: dict) -> 
             f"rllib:{path} was trained on observations of size {size}, but {env_id} with "
             f"this config has {game.obs_size}: wrong env or config"
         )
-    agent = RLModuleAgent(module, game.num_actions, seed=seed)
+    agent = RLModuleAgent(module)
     agent.spec, agent.name = spec, f"rllib:{Path(path).parent.name or path}"
     return agent

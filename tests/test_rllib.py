@@ -2,6 +2,7 @@
 module never gives an illegal action probability mass."""
 
 import csv
+import importlib.resources
 from pathlib import Path
 
 import gymnasium as gym
@@ -20,7 +21,7 @@ from card_envs.registry import make_game, multi_agent_env_ids
 from training.config import TrainConfigError, parse_config
 from training.rllib.env import TurnEnv, agent_id, observation_space
 from training.rllib.modules import MaskedPPOModule
-from training.rllib.train import LEARNER, algorithm_config, train
+from training.rllib.train import LEARNER, algorithm_config, copy_learner, pool_modules, train
 from training.train import build_parser, run
 
 
@@ -110,7 +111,7 @@ def test_a_short_run_learns_to_beat_random(local_ray, tmp_path):
     often than the untrained one, in the project's own evaluation."""
     cfg = _config(tmp_path)
     untrained = algorithm_config(cfg, 0).build_algo()
-    agent = RLModuleAgent(untrained.get_module(LEARNER), make_game(cfg.env).num_actions)
+    agent = RLModuleAgent(untrained.get_module(LEARNER))
     before = evaluate(cfg.env, [agent, "random", "random"], 300, 1, progress=False, **cfg.config)
     untrained.stop()
     results = train(cfg, echo=lambda _: None)
@@ -136,9 +137,9 @@ def test_a_resumed_run_continues_from_its_checkpoint(local_ray, tmp_path):
     saved = _weights(Path(cfg.out) / "rllib_module")
     messages = []
     longer = _config(tmp_path, total_timesteps=9_000)
-    resumed = train(longer, resume=True, echo=messages.append)
+    resumed = train(longer, resume=True, num_env_runners=1, echo=messages.append)
     assert messages[0].startswith(f"resuming {cfg.name} at {first['timesteps']:,} learner steps")
-    assert resumed["timesteps"] >= 9_000
+    assert resumed["timesteps"] >= 9_000 and resumed["num_env_runners"] == 1  # a new scale
     steps = [int(r["timesteps"]) for r in _rows(Path(cfg.out) / "training.csv")]
     assert steps == sorted(set(steps)) and steps[-1] == resumed["timesteps"]
     assert any(s == first["timesteps"] for s in steps)  # the first run's rows are kept
@@ -200,3 +201,65 @@ def test_configs_without_rllib_support_are_refused_by_name(tmp_path):
         _config(tmp_path, rllib={"num_env_runners": -1})
     with pytest.raises(TrainConfigError, match="unknown key"):
         _config(tmp_path, rllib={"runners": 2})
+
+
+def test_snapshots_are_frozen_copies_that_a_checkpoint_keeps(local_ray, tmp_path):
+    """A snapshot slot holds main's policy as it was when copied, on the learner and on every
+    env runner; main trains on; a run restored from a checkpoint has the same snapshot."""
+    cfg = _config(tmp_path, ppo={**TINY["ppo"], "learning_rate": 0.01})
+    algo = algorithm_config(cfg, 1).build_algo()
+    algo.train()
+    copy_learner(algo, "snapshot_0")
+    frozen = _policy(algo, LEARNER)
+    algo.train()
+    assert not _same(_policy(algo, LEARNER), frozen)  # main moved on
+    for copy in _copies(algo, "snapshot_0"):
+        assert _same(copy, frozen)
+    algo.save_to_path(tmp_path / "checkpoint")
+    algo.stop()
+    restored = algorithm_config(cfg, 1).build_algo()
+    restored.restore_from_path(tmp_path / "checkpoint")
+    for copy in _copies(restored, "snapshot_0"):
+        assert _same(copy, frozen)
+    restored.stop()
+
+
+def test_pool_agents_are_seated_by_module_ids_of_their_own(local_ray, tmp_path):
+    """A spec that is no valid module id (`ppo:path`) still sits in the pool; an agent that
+    searches rows cannot act on an RLlib module's observations and is refused."""
+    from agents.ppo import shipped_model
+
+    with importlib.resources.as_file(shipped_model("no_thanks_v0")) as path:
+        cfg = _config(
+            tmp_path, total_timesteps=600, num_envs=8,
+            ppo={"n_steps": 16, "batch_size": 128, "n_epochs": 1, "net_arch": [16]},
+            evaluation={"every": 10**9, "games": 3, "final_games": 3, "against": ["random"]},
+            opponents={"pool": {f"ppo:{path}": 1, "random": 1}},
+            rllib={"num_env_runners": 0, "num_envs_per_env_runner": 4},
+        )  # fmt: skip
+        assert [m for m, _, _ in pool_modules(cfg)] == ["agent_0", "agent_1"]
+        assert train(cfg, echo=lambda _: None)["timesteps"] >= 600
+    searcher = _config(tmp_path, opponents={"pool": {"ismcts:8": 1}})
+    with pytest.raises(TrainConfigError, match="'ismcts:8' searches the game's rows"):
+        train(searcher)
+
+
+def _policy(algo, module_id: str) -> dict:
+    """The learner's weights of a module's policy (its value head left out)."""
+    weights = algo.learner_group.get_weights(module_ids=[module_id])[module_id]
+    return {k: v for k, v in weights.items() if not k.startswith("vf")}
+
+
+def _copies(algo, module_id: str) -> list[dict]:
+    """The module's policy weights on the learner and on every env runner."""
+
+    def weights(runner):
+        state = runner.module[module_id].state_dict()
+        return {k: v.numpy() for k, v in state.items() if not k.startswith("vf")}
+
+    runners = algo.env_runner_group.foreach_env_runner(weights, local_env_runner=True)
+    return [_policy(algo, module_id), *runners]
+
+
+def _same(a: dict, b: dict) -> bool:
+    return a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)

@@ -94,6 +94,15 @@ def _check_out(paths, resume: bool, restart: bool) -> None:
     paths.out.mkdir(parents=True, exist_ok=True)
 
 
+def check_resumable(config: TrainConfig, fingerprint: str) -> None:
+    """Refuse to resume a run whose checkpoint was trained with another config."""
+    if fingerprint != config.fingerprint():
+        raise TrainConfigError(
+            f"--resume: the config differs from the one {config.out} was trained with "
+            f"(see {config.out}/config.json); use --restart or another --out"
+        )
+
+
 def start_run(config: TrainConfig, resume: bool, restart: bool):
     """The run's `Paths`, its directory checked (`_check_out`) and its config written; torch
     set to the config's threads. Both backends start here."""
@@ -135,11 +144,7 @@ def train(
     imitation = None
     if resume:
         state = json.loads(paths.checkpoint_state.read_text())
-        if state["fingerprint"] != config.fingerprint():
-            raise TrainConfigError(
-                f"--resume: the config differs from the one {paths.out} was trained with "
-                f"(see {paths.out}/config.json); use --restart or another --out"
-            )
+        check_resumable(config, state["fingerprint"])
         model = MaskablePPO.load(paths.checkpoint, env=venv, device="cpu")
         pool.load(paths.checkpoint_pool, model.policy)
         done = model.num_timesteps

@@ -72,7 +72,7 @@ class TurnEnv(MultiAgentEnv):
     def step(self, action_dict: dict[str, int]):
         seat = int(self._row[layout.PLAYER])
         action = int(action_dict[agent_id(seat)])
-        type(self.game).legal_kernel(self._row, self._mask)
+        # self._mask is the acting seat's, from its observation (all zero once over)
         if not 0 <= action < self.game.num_actions or not self._mask[action]:
             legal = np.flatnonzero(self._mask).tolist()
             raise ValueError(

@@ -18,7 +18,6 @@ from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.rl_module import RLModule
 
 from agents.registry import make_agent
-from card_envs.registry import make_game
 
 LOWEST = torch.finfo(torch.float32).min
 
@@ -72,9 +71,8 @@ class AgentModule(RLModule):
 
     def setup(self) -> None:
         cfg = self.model_config
-        self.game = make_game(cfg["env_id"], **cfg.get("config", {}))
         self.agent = make_agent(
-            cfg["spec"], self.game.env_id, seed=cfg.get("seed"), **cfg.get("config", {})
+            cfg["spec"], cfg["env_id"], seed=cfg.get("seed"), **cfg.get("config", {})
         )
 
     def _forward(self, batch: dict, **kwargs) -> dict:

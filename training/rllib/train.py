@@ -29,7 +29,7 @@ from training.config import SELF, TrainConfig, TrainConfigError
 
 LEARNER = "main"
 ENV_NAME = "card_envs_turns"
-UNSUPPORTED = {"mix": "mix", "imitation": "imitation", "video_episodes": "video_episodes"}
+UNSUPPORTED = ("mix", "imitation", "video_episodes")  # TrainConfig keys of the SB3 path only
 
 
 class SeatMapping:
@@ -37,10 +37,10 @@ class SeatMapping:
     modules, drawn by weight from a generator seeded by the game's id (so every seat of a
     game agrees, whichever env runner asks)."""
 
-    def __init__(self, num_players: int, pool: list[tuple[str, float]], seed: int) -> None:
+    def __init__(self, num_players: int, pool: list[tuple[str, float, str]], seed: int) -> None:
         self.num_players = num_players
-        self.modules = [m for m, _ in pool]
-        weights = np.array([w for _, w in pool], dtype=np.float64)
+        self.modules = [m for m, _, _ in pool]
+        weights = np.array([w for _, w, _ in pool], dtype=np.float64)
         self.weights = weights / weights.sum()
         self.seed = seed
 
@@ -53,15 +53,17 @@ class SeatMapping:
         return self.modules[rng.choice(len(self.modules), p=self.weights)]
 
 
-def pool_modules(config: TrainConfig) -> list[tuple[str, float]]:
-    """(module id, weight) of every opponent: scripted specs, and `self` split over the
-    snapshot slots."""
+def pool_modules(config: TrainConfig) -> list[tuple[str, float, str]]:
+    """(module id, weight, agent spec) of every opponent: the scripted agents as `agent_<k>`
+    (a spec such as `ppo:path` is no valid module id), and `self` split over the snapshot
+    slots `snapshot_<k>` (spec `self`)."""
     out = []
-    for spec, weight in config.pool:
+    for k, (spec, weight) in enumerate(config.pool):
         if spec == SELF:
-            out += [(f"snapshot_{k}", weight / config.snapshots) for k in range(config.snapshots)]
+            share = weight / config.snapshots
+            out += [(f"snapshot_{j}", share, SELF) for j in range(config.snapshots)]
         else:
-            out.append((f"agent_{spec}", weight))
+            out.append((f"agent_{k}", weight, spec))
     return out
 
 
@@ -75,6 +77,14 @@ def check_supported(config: TrainConfig) -> None:
             raise TrainConfigError(
                 f"--backend rllib does not support the key {key!r} (the SB3 path does): "
                 "remove it from the config"
+            )
+    from agents import make_agent
+
+    for _, _, spec in pool_modules(config):
+        if spec != SELF and make_agent(spec, config.env, seed=0, **config.config).wants_rows:
+            raise TrainConfigError(
+                f"--backend rllib: the pool agent {spec!r} searches the game's rows, which an "
+                "RLlib module does not see; its opponents act on observations"
             )
 
 
@@ -93,13 +103,12 @@ def algorithm_config(config: TrainConfig, num_env_runners: int):
     net = DefaultModelConfig(fcnet_hiddens=list(config.ppo.net_arch))
     specs = {LEARNER: RLModuleSpec(module_class=MaskedPPOModule, model_config=net)}
     pool = pool_modules(config)
-    for module, _ in pool:
-        if module.startswith("agent_"):
-            spec = module.removeprefix("agent_")
+    for module, _, spec in pool:
+        if spec == SELF:
+            specs[module] = RLModuleSpec(module_class=MaskedPPOModule, model_config=net)
+        else:
             cfg = {"env_id": config.env, "config": config.config, "spec": spec, "seed": config.seed}
             specs[module] = RLModuleSpec(module_class=AgentModule, model_config=cfg)
-        else:
-            specs[module] = RLModuleSpec(module_class=MaskedPPOModule, model_config=net)
     ppo, rl = config.ppo, config.rllib
     batch = rl.train_batch_size or config.num_players * config.num_envs * ppo.n_steps
     return (
@@ -137,12 +146,16 @@ def algorithm_config(config: TrainConfig, num_env_runners: int):
 
 
 def copy_learner(algo, slot: str) -> None:
-    """Freeze `main`'s current weights into the snapshot module `slot`, on the learner and
-    on every env runner."""
-    state = algo.get_module(LEARNER).get_state(inference_only=True)
+    """Freeze `main`'s current weights into the snapshot module `slot`: on the learner, whose
+    modules a checkpoint keeps (a resumed run restores the env runners' from there), and on
+    every env runner (RLlib's `sync_weights` skips weights whose sequence number the runner
+    has seen, so they are set directly)."""
+    learner = algo.learner_group
+    weights = learner.get_weights(module_ids=[LEARNER])[LEARNER]
+    learner.set_weights({slot: weights})
 
     def install(runner):
-        runner.module[slot].set_state(state)
+        runner.module[slot].set_state(weights)
 
     algo.env_runner_group.foreach_env_runner(install, local_env_runner=True)
 
@@ -166,13 +179,11 @@ class Run:
 
     @classmethod
     def from_json(cls, config: TrainConfig, text: str) -> Run:
+        from training.train import check_resumable
+
         run = cls(config)
         data = json.loads(text)
-        if data.pop("fingerprint") != config.fingerprint():
-            raise TrainConfigError(
-                f"--resume: the config differs from the one {config.out} was trained with "
-                f"(see {config.out}/config.json); use --restart or another --out"
-            )
+        check_resumable(config, data.pop("fingerprint"))
         run.__dict__.update(data)
         return run
 
@@ -187,7 +198,6 @@ def train(
 ) -> dict[str, Any]:
     """Train with RLlib as the module doc says; returns results.json's content."""
     import ray
-    from ray.rllib.algorithms.algorithm import Algorithm
     from torch.utils.tensorboard import SummaryWriter
 
     from agents.rllib import RLModuleAgent
@@ -203,35 +213,34 @@ def train(
     if not ray.is_initialized():
         ray.init(address=address, include_dashboard=False, log_to_driver=False)
 
-    algo_config = algorithm_config(config, runners)
+    algo = algorithm_config(config, runners).build_algo()  # this run's scale, also on resume
+    snapshots = [m for m, _, spec in pool_modules(config) if spec == SELF]
     if resume:
         run = Run.from_json(config, paths.checkpoint_state.read_text())
-        algo = Algorithm.from_checkpoint(algo_dir)
+        algo.restore_from_path(algo_dir)
         keep_rows_until(paths.evaluations, run.steps)  # rows after the checkpoint are redone
         keep_rows_until(paths.progress, run.steps)
         echo(f"resuming {config.name} at {run.steps:,} learner steps ({run.minutes:.1f} min)")
     else:
         run = Run(config)
-        algo = algo_config.build_algo()
-        for module, _ in pool_modules(config):
-            if module.startswith("snapshot_"):
-                copy_learner(algo, module)  # the starting policy until the first refresh
+        for slot in snapshots:
+            copy_learner(algo, slot)  # the starting policy until the first refresh
     writer = SummaryWriter(str(paths.tensorboard))
+    eval_seconds = 0.0
 
     def evaluate(games: int, seed: int, kind: str) -> list[dict]:
+        nonlocal eval_seconds
+        t = time.perf_counter()
         module = algo.get_module(LEARNER)
-        num_actions = algo.get_module(LEARNER).action_space.n
-
-        def learner(padding):
-            return RLModuleAgent(module, num_actions)
-
-        rows = evaluate_learner(config, learner, games, seed, config.eval_workers)
+        rows = evaluate_learner(
+            config, lambda padding: RLModuleAgent(module), games, seed, config.eval_workers
+        )
         for row in rows:
             row.update(timesteps=run.steps, minutes=round(run.minutes, 3), kind=kind)
         append_rows(paths.evaluations, EVAL_COLUMNS, rows)
+        eval_seconds += time.perf_counter() - t
         return rows
 
-    snapshots = [m for m, _ in pool_modules(config) if m.startswith("snapshot_")]
     session_start, session_steps = time.perf_counter(), 0
     base_minutes = run.minutes
     stopped_by_time = False
@@ -278,6 +287,7 @@ def train(
             stopped_by_time = True
             break
     session = time.perf_counter() - session_start
+    training = session - eval_seconds  # the final evaluation comes after
     _save(algo, algo_dir, paths, run, config)
     module_dir = (paths.out / "rllib_module").resolve()
     algo.get_module(LEARNER).save_to_path(module_dir)
@@ -293,7 +303,7 @@ def train(
         "training_minutes": round(run.minutes, 2),
         "stopped_by_time_limit": stopped_by_time,
         "session_steps_per_s": round(session_steps / session, 1) if session_steps else None,
-        "training_steps_per_s": round(session_steps / session, 1) if session_steps else None,
+        "training_steps_per_s": round(session_steps / training, 1) if session_steps else None,
         "time_split_s": {k: round(v, 2) for k, v in split.items()},
         "env_steps_per_iteration": algo.config.train_batch_size_per_learner,
         "num_env_runners": runners,
