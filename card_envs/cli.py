@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from card_envs.evaluation import Evaluation
 
 
-def _parse_config(pairs: list[str]) -> dict:
+def parse_config_pairs(pairs: list[str]) -> dict:
     config = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
@@ -44,7 +44,7 @@ def _evaluate(args: argparse.Namespace, workers: int | None, **kwargs) -> Evalua
             workers=workers,
             progress=args.progress,
             **kwargs,
-            **_parse_config(args.config),
+            **parse_config_pairs(args.config),
         )
     for w in caught:
         print(f"note: {w.message}")
@@ -57,7 +57,13 @@ def cmd_play(args: argparse.Namespace) -> None:
         from card_envs.play import Quit, play
 
         try:
-            play(args.env_id, args.agents, _parse_config(args.config), args.seed, args.games or 1)
+            play(
+                args.env_id,
+                args.agents,
+                parse_config_pairs(args.config),
+                args.seed,
+                args.games or 1,
+            )
         except (Quit, KeyboardInterrupt):
             print("\nYou left the game; goodbye.")
         return
@@ -80,7 +86,7 @@ def _event_from_flags(args: argparse.Namespace) -> dict:
         agents.append({"name": name, "spec": spec} if sep else item)
     event: dict = {"env": args.env, "agents": agents}
     if args.env_config:
-        event["config"] = _parse_config(args.env_config)
+        event["config"] = parse_config_pairs(args.env_config)
     for key in ("format", "games", "tables", "rank_by"):
         value = getattr(args, key)
         if value is not None:
@@ -188,6 +194,12 @@ def cmd_train(args: argparse.Namespace) -> None:
     run(args)
 
 
+def cmd_exploit(args: argparse.Namespace) -> None:
+    from training.exploit import run
+
+    run(args)
+
+
 def _positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -279,6 +291,15 @@ def main(argv: list[str] | None = None) -> None:
 
     build_parser(tr)
 
+    x = sub.add_parser(
+        "exploit",
+        help="a lower bound on an agent's exploitability: train against it, then evaluate",
+        description="Train a fresh learner against a frozen target; see docs/evaluation.md.",
+    )
+    from training.exploit import build_parser as build_exploit_parser
+
+    build_exploit_parser(x)
+
     r = sub.add_parser("replay", help="replay JSONL game records into the AEC env and check")
     r.add_argument("records", help="a .jsonl file written by a tournament (--records)")
     r.add_argument("--limit", type=_positive_int, help="replay only the first N records")
@@ -308,6 +329,7 @@ def main(argv: list[str] | None = None) -> None:
         "tournament": cmd_tournament,
         "replay": cmd_replay,
         "train": cmd_train,
+        "exploit": cmd_exploit,
     }
     try:
         if args.command == "list":

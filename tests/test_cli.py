@@ -74,7 +74,7 @@ def test_replay_errors_are_one_line(tmp_path, capsys):
 
 def test_config_values_are_python_or_yaml_literals():
     """`--config` takes what a Python literal or a YAML config would write: `true` is True."""
-    from card_envs.cli import _parse_config
+    from card_envs.cli import parse_config_pairs
 
-    parsed = _parse_config(["skip_forced=true", "play_drawn=False", "num_players=3", "x=word"])
+    parsed = parse_config_pairs(["skip_forced=true", "play_drawn=False", "num_players=3", "x=word"])
     assert parsed == {"skip_forced": True, "play_drawn": False, "num_players": 3, "x": "word"}

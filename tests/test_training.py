@@ -18,7 +18,7 @@ from agents import make_agent  # noqa: E402
 from card_envs.cli import main as cli_main  # noqa: E402
 from training import monitor  # noqa: E402
 from training.config import TrainConfigError, load_config, parse_config  # noqa: E402
-from training.opponents import OpponentPool  # noqa: E402
+from training.opponents import OpponentPool, pfsp_weights  # noqa: E402
 from training.ship import ROLLOUT_STATE, ship  # noqa: E402
 from training.train import targets, train  # noqa: E402
 
@@ -98,6 +98,11 @@ BASE = {"env": "no_thanks_v0", "total_timesteps": 1000}
         ({"opponents": {"pool": {"random": -1}}}, r"random=-1 must be a number in \[0.0"),
         ({"opponents": {"pool": {"random": 0, "self": 0}}}, "are all zero"),
         ({"opponents": {"snapshots": 0}}, "snapshots=0 must be an int >= 1"),
+        ({"opponents": {"sampling": "elo"}}, r"sampling='elo' is not one of \['uniform', 'pfsp'\]"),
+        (
+            {"opponents": {"sampling": "pfsp"}},
+            "sampling=pfsp draws among snapshots: the pool needs",
+        ),
         ({"ppo": {"learning_rate": "fast"}}, r"learning_rate='fast' must be a number"),
         ({"ppo": {"gamma": 1.5}}, r"gamma=1.5 must be a number in \[0.0, 1.0\]"),
         ({"ppo": {"net_arch": []}}, "net_arch=.* must be a list of layer sizes"),
@@ -200,6 +205,71 @@ def test_snapshots_share_the_self_weight_and_survive_save_and_load(tmp_path):
     assert other.taken == 3
     for a, b in zip((s[0] for s in other.snapshots), before, strict=True):
         np.testing.assert_allclose(a.action_probabilities(obs, masks), b, atol=1e-6)
+
+
+def test_pfsp_weights_favour_the_snapshots_the_learner_loses_to():
+    # x = (wins + 20 * fair) / (games + 20), weight (1 - x)^2; by hand with fair 0.5:
+    # 80 losses: x = 10/100, 0.81; 80 wins: x = 90/100, 0.01; no games: x = 0.5, 0.25
+    shares = pfsp_weights([[0.0] * 80, [1.0] * 80, []], fair=0.5)
+    np.testing.assert_allclose(shares, np.array([0.81, 0.01, 0.25]) / 1.07)
+    # four players: an even record (the fair share 0.25) weighs as a new snapshot
+    np.testing.assert_allclose(pfsp_weights([[1, 0, 0, 0] * 10, []], fair=0.25), [0.5, 0.5])
+    # ties share a game's win: half a win counts half
+    assert pfsp_weights([[0.5] * 40, [1.0] * 20], fair=0.5)[0] > 0.5
+
+
+def test_pfsp_pool_draws_snapshots_by_the_learners_results_and_saves_them(tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    from card_envs.wrappers import SingleAgentVecEnv
+
+    raw = {**BASE, "opponents": {"pool": {"random": 1, "self": 3}, "snapshots": 3}}
+    venv = SingleAgentVecEnv("no_thanks_v0", 4, opponents="random", seed=0)
+    model = MaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=64, seed=0)
+    pools = {}
+    for sampling in ("uniform", "pfsp"):
+        cfg = parse_config({**raw, "opponents": {**raw["opponents"], "sampling": sampling}})
+        pool = pools[sampling] = OpponentPool(cfg)
+        for _ in range(4):  # the first leaves: 3 slots
+            pool.add_snapshot(model.policy)
+        scripted = pool.scripted[0][0][0]
+        old, mid, new = (s[0] for s in pool.snapshots)
+        for _ in range(30):
+            pool.record([old, scripted, new], 0.0)  # the learner loses to old and new
+            pool.record([mid, mid, scripted], 1.0)  # beats mid (one game, counted once)
+        assert [len(r) for r in pool.results] == [30, 30, 30]
+    assert pools["uniform"].agents_and_weights()[1] == [1.0, 1.0, 1.0, 1.0]
+    agents, weights = pools["pfsp"].agents_and_weights()
+    assert weights[0] == 1.0 and sum(weights[1:]) == pytest.approx(3.0)
+    assert weights[1] == pytest.approx(weights[3]) and weights[1] > 10 * weights[2]
+    pool = pools["pfsp"]
+    pool.save(tmp_path / "pool.pt")
+    again = OpponentPool(pool.config)
+    again.load(tmp_path / "pool.pt", model.policy)
+    assert [list(r) for r in again.results] == [list(r) for r in pool.results]
+    np.testing.assert_allclose(again.agents_and_weights()[1], weights)
+
+
+def test_pfsp_training_run_records_its_games_and_resumes(tmp_path):
+    import torch
+
+    raw = tiny(
+        {"env": "no_thanks_v0",
+         "opponents": {"pool": {"random": 1, "self": 1}, "sampling": "pfsp"}},
+        tmp_path,
+    )  # fmt: skip
+    first = parse_config(raw)
+    train(first, echo=lambda _: None)
+    saved = torch.load(Path(first.out) / "checkpoints" / "latest_pool.pt", weights_only=True)
+    assert sum(len(r) for r in saved["results"]) > 0  # games against snapshots were counted
+    longer = parse_config({**raw, "total_timesteps": 2048})
+    messages = []
+    results = train(longer, resume=True, echo=messages.append)
+    assert messages[0].startswith("resuming training at 1,024 steps")
+    assert results["timesteps"] == 2048
+    with pytest.raises(TrainConfigError, match="the config differs"):  # sampling is part of it
+        uniform = {**raw, "opponents": {**raw["opponents"], "sampling": "uniform"}}
+        train(parse_config(uniform), resume=True)
 
 
 # --- runs ---------------------------------------------------------------------------------

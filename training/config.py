@@ -17,6 +17,8 @@ opponents:
   pool: {heuristic: 0.5, random: 0.1, self: 0.4}   # per-seat draw weights (none: one seat)
   snapshot_every: 500_000       # steps between new frozen snapshots of the learner
   snapshots: 4                  # the newest this many snapshots share the weight of `self`
+  sampling: uniform             # how they share it: uniform, or pfsp (the ones the learner
+                                #   does worst against more often; training/opponents.py)
 ppo:                            # sb3-contrib MaskablePPO arguments
   n_steps: 128
   batch_size: 2048
@@ -151,6 +153,7 @@ class TrainConfig:
     video_episodes: int = 0
     mix: tuple[tuple[str, tuple], ...] = ()  # (option, values) trained on at once
     rllib: RLlibSettings = RLlibSettings()
+    sampling: str = "uniform"  # how snapshots share `self`'s weight: uniform or pfsp
 
     @property
     def settings(self) -> list[dict]:
@@ -180,6 +183,8 @@ class TrainConfig:
         of the run, its time limit, where it is written and its videos may change)."""
         loose = ("time_limit_minutes", "total_timesteps", "out", "video_episodes")
         keep = {k: v for k, v in self.as_dict().items() if k not in loose}
+        if keep["sampling"] == "uniform":  # runs from before the key existed still resume
+            del keep["sampling"]
         for scale in ("num_env_runners", "address"):  # where it runs, not how it learns
             keep["rllib"].pop(scale)
         blob = json.dumps(keep, sort_keys=True, default=str)
@@ -196,7 +201,7 @@ TOP_KEYS = {
     "time_limit_minutes": "positive number or null",
     "num_envs": "positive int",
     "torch_threads": "positive int",
-    "opponents": "mapping: pool, snapshot_every, snapshots",
+    "opponents": "mapping: pool, snapshot_every, snapshots, sampling",
     "ppo": "mapping of MaskablePPO arguments",
     "evaluation": "mapping: every, games, final_games, against, workers, runs",
     "checkpoint_every": "positive int: steps between checkpoints",
@@ -205,7 +210,8 @@ TOP_KEYS = {
     "mix": "mapping of option -> list of values: one model for every combination",
     "rllib": "mapping: num_env_runners, num_envs_per_env_runner, train_batch_size, address",
 }
-OPPONENT_KEYS = {"pool": "", "snapshot_every": "", "snapshots": ""}
+OPPONENT_KEYS = {"pool": "", "snapshot_every": "", "snapshots": "", "sampling": ""}
+SAMPLINGS = ("uniform", "pfsp")
 EVAL_KEYS = {"every": "", "games": "", "final_games": "", "against": "", "workers": "", "runs": ""}
 RUN_ENVS = {"double_or_nothing_v0": "double_or_nothing_run_v0"}  # evaluation.runs
 
@@ -355,6 +361,11 @@ def parse_config(raw: Any, source: str = "config", default_name: str = "training
         pool: tuple[tuple[str, float], ...] = ()
     else:
         pool = _pool(opp_where, opp.get("pool", {"random": 1.0}), env_id, config)
+    sampling = opp.get("sampling", "uniform")
+    if sampling not in SAMPLINGS:
+        _check.fail(opp_where, f"sampling={sampling!r} is not one of {list(SAMPLINGS)}")
+    if sampling == "pfsp" and not any(spec == SELF for spec, _ in pool):
+        _check.fail(opp_where, "sampling=pfsp draws among snapshots: the pool needs 'self'")
 
     ev_where = f"{source}: evaluation"
     ev = _check.mapping(source, "evaluation", raw.get("evaluation"))
@@ -408,6 +419,7 @@ def parse_config(raw: Any, source: str = "config", default_name: str = "training
         video_episodes=_check.int(source, "video_episodes", raw.get("video_episodes", 0), low=0),
         mix=_mix(f"{source}: mix", raw.get("mix"), env_id, config, num_envs),
         rllib=_rllib(f"{source}: rllib", raw.get("rllib")),
+        sampling=sampling,
     )
 
 

@@ -219,6 +219,7 @@ class Monitor(BaseCallback):
         for info in self.locals["infos"]:
             if "episode" in info:
                 self.wins.append(info["win"])
+                self.pool.record(info["opponents"], info["win"])
                 self.lengths.append(info["episode"]["l"])
                 self.episodes += 1
         limit = self.cfg.time_limit_minutes
@@ -233,6 +234,8 @@ class Monitor(BaseCallback):
         start = self.num_timesteps - self.cfg.num_envs * self.cfg.ppo.n_steps
         if self._due(self.cfg.snapshot_every, start) and self.cfg.uses_self_play:
             self.pool.add_snapshot(self.model.policy)
+            self.pool.install(self.training_env)
+        elif self.cfg.sampling == "pfsp":  # the shares follow the latest results
             self.pool.install(self.training_env)
         if self._due(self.cfg.eval_every, start):
             self.run_evaluation(self.cfg.eval_games, PERIODIC_SEED_OFFSET + self.cfg.seed)

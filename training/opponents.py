@@ -1,16 +1,42 @@
 """The opponents inside the training env: scripted agents plus frozen snapshots of the
-learner (self-play), drawn per seat and per game by weight."""
+learner (self-play), drawn per seat and per game by weight.
+
+How the snapshots share the weight of `self` is the config's `opponents.sampling`:
+`uniform` (equal shares), or `pfsp`, prioritised fictitious self-play as in AlphaStar's
+league: snapshot j gets a share proportional to f(x_j) = (1 - x_j)^2 (their "hard"
+weighting), where x_j is the learner's win share in its last `PFSP_WINDOW` games with j at the
+table, smoothed towards the fair share by `PFSP_PRIOR_GAMES` pseudo-games (so a new snapshot
+starts as if the learner were even with it). Snapshots the learner loses to come up more
+often; one it always beats fades, but never to zero while the learner's results are finite.
+"""
 
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
 from pathlib import Path
+
+import numpy as np
 
 from agents import Agent, make_agent
 from agents.ppo import PolicyAgent, frozen_copy
 from card_envs.core.padding import Padding
 from card_envs.registry import make_game
 from training.config import SELF, TrainConfig
+
+PFSP_POWER = 2.0  # AlphaStar's f_hard(x) = (1 - x)^p with p = 2
+PFSP_WINDOW = 1000  # the learner's latest games against a snapshot that count
+PFSP_PRIOR_GAMES = 20  # pseudo-games at the fair share behind every snapshot's estimate
+
+
+def pfsp_weights(results: Sequence[Sequence[float]], fair: float) -> np.ndarray:
+    """Shares (summing to 1) of snapshots whose games ended with the learner's win shares
+    `results[j]`, weighted (1 - x_j)^PFSP_POWER as the module doc says."""
+    x = np.array(
+        [(sum(r) + PFSP_PRIOR_GAMES * fair) / (len(r) + PFSP_PRIOR_GAMES) for r in results]
+    )
+    w = (1.0 - x) ** PFSP_POWER
+    return w / w.sum() if w.sum() > 0 else np.full(len(w), 1 / len(w))
 
 
 class OpponentPool:
@@ -42,25 +68,47 @@ class OpponentPool:
         # one agent per setting for each snapshot, all on the same frozen weights
         self.snapshots: deque[list[PolicyAgent]] = deque(maxlen=config.snapshots)
         self.taken = 0  # snapshots taken so far (seeds the next one)
+        # pfsp: the learner's win shares in its latest games against each snapshot
+        self.results: deque[deque[float]] = deque(maxlen=config.snapshots)
+        self._snapshot_of: dict[int, deque[float]] = {}  # id(agent) -> its snapshot's results
 
     def add_snapshot(self, policy) -> None:
         """Freeze a copy of `policy` (the learner's, at this moment) into the pool."""
         frozen = frozen_copy(policy)
         self.taken += 1
         seed = self.config.seed * 1_000_003 + self.taken
-        self.snapshots.append([
+        agents = [
             PolicyAgent(frozen, seed=seed + 101 * part, deterministic=False, padding=padding)
             for part, padding in enumerate(self.paddings)
-        ])  # fmt: skip
+        ]
+        if len(self.snapshots) == self.snapshots.maxlen:  # the oldest leaves
+            for agent in self.snapshots[0]:
+                del self._snapshot_of[id(agent)]
+        self.snapshots.append(agents)
+        self.results.append(deque(maxlen=PFSP_WINDOW))
+        for agent in agents:
+            self._snapshot_of[id(agent)] = self.results[-1]
+
+    def record(self, opponents: Sequence[Agent], win: float) -> None:
+        """A finished game of the learner's (its win share `win`) against `opponents`: each
+        snapshot among them counts it once."""
+        found = (self._snapshot_of.get(id(a)) for a in opponents)
+        for results in {id(r): r for r in found if r is not None}.values():
+            results.append(win)
+
+    def snapshot_shares(self) -> np.ndarray:
+        """The snapshots' shares of `self`'s weight, oldest first."""
+        if self.config.sampling == "pfsp":
+            return pfsp_weights(self.results, 1 / self.config.num_players)
+        return np.full(len(self.snapshots), 1 / len(self.snapshots))
 
     def agents_and_weights(self, part: int = 0) -> tuple[list[Agent], list[float]]:
         """The pool of setting `part`."""
         agents = [a for a, _ in self.scripted[part]]
         weights = [w for _, w in self.scripted[part]]
         if self.self_weight > 0 and self.snapshots:
-            share = self.self_weight / len(self.snapshots)
             agents += [snapshot[part] for snapshot in self.snapshots]
-            weights += [share] * len(self.snapshots)
+            weights += list(self.self_weight * self.snapshot_shares())
         return agents, weights
 
     def install(self, venv) -> None:
@@ -76,6 +124,7 @@ class OpponentPool:
         state = {
             "taken": self.taken,
             "policies": [snapshot[0].policy.state_dict() for snapshot in self.snapshots],
+            "results": [list(r) for r in self.results],
         }
         torch.save(state, path)
 
@@ -89,4 +138,5 @@ class OpponentPool:
             self.taken = state["taken"] - len(state["policies"]) + k
             self.add_snapshot(policy)
             self.snapshots[-1][0].policy.load_state_dict(weights)  # shared by every setting
+            self.results[-1].extend(state.get("results", [[]] * len(state["policies"]))[k])
         self.taken = state["taken"]
