@@ -23,11 +23,13 @@ from reference_surfosaurus import (
 
 import card_envs
 from card_envs.core import layout
+from card_envs.core.loading import HEADER_KEYS
 from card_envs.games.surfosaurus import engine as k
 
 ENV_ID = "surfosaurus_max_v0"
 PLAYER_COUNTS = (2, 3, 4, 5, 6)
 STATE_KEYS = {
+    *HEADER_KEYS,
     "num_players",
     "k",
     "current_player",

@@ -30,6 +30,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
+from card_envs.core.loading import game_fields
+
 FIGURES, NUMBERS = 6, 9
 NEUTRAL = 54
 MAX_NEUTRALS = 4
@@ -360,11 +362,11 @@ def valid_cards(cards, neutral_at_ends: bool = False) -> bool:
 
 
 def norm(state: dict, neutral_at_ends: bool = False) -> dict:
-    """The engine's state dict with the table as a sorted list of card ids, after checking
-    that its groups are valid groups of the rules."""
+    """The engine's state dict (its game fields) with the table as a sorted list of card
+    ids, after checking that its groups are valid groups of the rules."""
     for group in state["table"]:
         assert group_is_valid(group, neutral_at_ends), group
-    out = dict(state)
+    out = game_fields(state)
     out["table"] = sorted(c for group in state["table"] for c in group)
     return out
 

@@ -24,9 +24,11 @@ from reference_double_or_nothing import (
 import card_envs
 from agents import make_agent
 from card_envs.core import scene
+from card_envs.core.loading import HEADER_KEYS
 from card_envs.games.double_or_nothing import engine as k
 
 STATE_KEYS = {
+    *HEADER_KEYS,
     "num_players",
     "stage",
     "current_player",

@@ -202,6 +202,26 @@ class CardEnv(AECEnv):
         self._require_started()
         return self.game.state_dict(self._row)
 
+    def load_state_dict(self, state: dict, seed: int | None = None) -> None:
+        """Continue from the position `state` (a `state_dict()`, maybe edited or written by
+        hand): it is checked as `Game.load_state_dict` says, and refused whole if anything is
+        wrong. Without an `rng` key the chance to come is seeded from `seed`. Rewards start
+        at 0; a finished position leaves every agent done, with its score and win."""
+        row = self.game.load_state_dict(state, seed)
+        self._row[:] = row
+        self._seeded = self._started = True
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        status = row[layout.STATUS]
+        if status != layout.RUNNING:
+            self._finish(status)
+        self.agent_selection = self.possible_agents[row[layout.PLAYER]]
+        self._kernels.legal_kernel(self._row, self._mask)
+
     def describe_action(self, action: Any, seat: str | None = None) -> str:
         """`action` of the agent to act, in words and in its context ("take 23 (4 tokens)");
         with `seat` (an agent name), as that agent may know it: nothing it cannot see."""

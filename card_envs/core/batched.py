@@ -196,6 +196,39 @@ class BatchedEnv:
         self._started = True
         return self.observations, self.action_masks
 
+    def state_dict(self, i: int) -> dict:
+        """Instance `i`'s full state (`Game.state_dict`)."""
+        return self.game.state_dict(self.states[self._instance(i)])
+
+    def set_state(self, i: int, state: dict, seed: int | None = None) -> None:
+        """Continue instance `i` from the position `state`, checked as `Game.load_state_dict`
+        says (without an `rng` key, its chance to come is seeded from `seed`). Instances
+        always hold running games (a finished one is dealt anew at once), so a finished
+        position is refused."""
+        i = self._instance(i)
+        if not self._started:
+            raise RuntimeError(f"{self.env_id}: call reset() before set_state()")
+        row = self.game.load_state_dict(state, seed)
+        if row[layout.STATUS] != layout.RUNNING:
+            raise ValueError(
+                f"{self.env_id}: instance {i}: the position is finished ({state['status']}); "
+                "batched instances hold running games"
+            )
+        self.states[i] = row
+        kernels = type(self.game)
+        self._player[i] = row[layout.PLAYER]
+        kernels.observe_kernel(self.states[i], self._player[i], self._obs[i])
+        kernels.legal_kernel(self.states[i], self._masks[i])
+
+    def _instance(self, i: Any) -> int:
+        if (
+            isinstance(i, bool)
+            or not isinstance(i, (int, np.integer))
+            or not 0 <= i < self.num_envs
+        ):
+            raise ValueError(f"{self.env_id}: instance {i!r} is not in 0..{self.num_envs - 1}")
+        return int(i)
+
     def step(self, actions: Any) -> tuple[np.ndarray, ...]:
         """Apply one action per instance: (observations, action_masks, rewards, terminations,
         truncations). An action of SKIP (-1) leaves that instance as it is, with zero rewards.

@@ -35,7 +35,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from card_envs.core import layout, rng
+from card_envs.core import layout, loading, rng
 from card_envs.core.config import Option, resolve
 from card_envs.core.padding import Segment
 from card_envs.core.scene import Scene
@@ -164,8 +164,34 @@ class Game:
 
     # --- Python-side views ------------------------------------------------------------------
     def state_dict(self, row: np.ndarray) -> dict:
-        """Full state as JSON-able Python."""
+        """The full state (hidden information included) as JSON-able Python: the header every
+        game shares (`core.loading.header`: env id, config, status, turn, PRNG) and the
+        game's `fields`. `load_state_dict` reads it back."""
+        return {**loading.header(row, self.env_id, self.config), **self.fields(row)}
+
+    def fields(self, row: np.ndarray) -> dict:
+        """The game's part of `state_dict`: where every card is, counters, derived scores."""
         raise NotImplementedError
+
+    def load_state_dict(self, d: dict, seed: int | None = None) -> np.ndarray:
+        """A new row holding the position `d`, the inverse of `state_dict`. Everything in it
+        is checked (`core.loading`): a dict no game of this config can be in is refused with
+        a `StateDictError` naming the field. Without an `rng` key, the chance still to come
+        (shuffles, draws) is seeded from `seed`."""
+        r = loading.Reader(self.env_id, d)
+        row = self.new_row()
+        loading.read_header(r, row, self.config, seed)
+        self.load_fields(r, row)
+        error = self.invariant_error(row)
+        if error:
+            r.fail("the position", error)
+        loading.check_implied(r, self.state_dict(row))
+        return row
+
+    def load_fields(self, r: loading.Reader, row: np.ndarray) -> None:
+        """Read the game's primary fields from `r` into `row` (header already in), checking
+        each; the fields derived from them are compared by `load_state_dict` afterwards."""
+        raise NotImplementedError(f"{self.env_id} cannot load a state dict")
 
     def render(self, row: np.ndarray, seat: int) -> str:
         """The table as text, from `seat`'s side."""

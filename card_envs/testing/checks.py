@@ -311,6 +311,55 @@ def check_state_dict(env_id: str, config: Config, seed: int = 11) -> None:
         assert s["current_player"] == int(env.agent_selection.split("_")[1]), where
 
 
+def _same_position(env: CardEnv, twin: CardEnv, where: str) -> None:
+    assert twin.state_dict() == env.state_dict(), f"{where}: state dicts differ"
+    assert twin.agent_selection == env.agent_selection, where
+    for agent in env.possible_agents:
+        a, b = env.observe(agent), twin.observe(agent)
+        assert np.array_equal(a["observation"], b["observation"]), f"{where}: {agent} sees"
+        assert np.array_equal(a["action_mask"], b["action_mask"]), f"{where}: {agent} may"
+    assert twin.terminations == env.terminations and twin.truncations == env.truncations, where
+
+
+def check_load_state_dict(env_id: str, config: Config, seed: int = 17, horizon: int = 40):
+    """`load_state_dict` is the inverse of `state_dict`: at positions of random games and at
+    their ends, an env loaded with the dict's JSON (after a reset to another deal) shows the
+    same observations, masks, agent and state dict; from there the same actions give both
+    the same rewards, observations and end (the PRNG travels in the dict: the same chance to
+    come), for `horizon` steps or to the end. A batched instance set to the position
+    matches too."""
+    where = _where(env_id, config)
+    rng = np.random.default_rng(seed)
+    twin = make(env_id, **config)
+    venv = make_vec(env_id, 2, seed=seed, **config)
+    venv.reset()
+    for k, env in enumerate(positions(env_id, config, seed, games=2, every=5)):
+        d = json.loads(json.dumps(env.state_dict()))
+        twin.reset(seed=seed + 1000 + k)
+        twin.load_state_dict(d)
+        _same_position(env, twin, f"{where} position {k}")
+        venv.set_state(1, d)
+        seat = int(env.agent_selection.split("_")[1])
+        assert venv.state_dict(1) == d, f"{where}: batched state dict"
+        assert np.array_equal(venv.observations[1], env.observe(env.agent_selection)["observation"])
+        assert np.array_equal(venv.action_masks[1], env.observe(env.agent_selection)["action_mask"])
+        assert venv.current_player[1] == seat, where
+        ahead = copy.deepcopy(env)
+        for step in range(horizon if k else 10**6):  # the first position: to the end
+            if not _live(ahead):
+                break
+            action = _random_action(ahead, rng)
+            ahead.step(action)
+            twin.step(action)
+            assert twin.rewards == ahead.rewards, f"{where} position {k} step {step}: rewards"
+            _same_position(ahead, twin, f"{where} position {k} step {step}")
+        if not _live(ahead):  # the end: a finished position loads as finished
+            end = copy.deepcopy(twin)
+            end.load_state_dict(json.loads(json.dumps(ahead.state_dict())))
+            _same_position(ahead, end, f"{where}: the end")
+            assert end.infos == ahead.infos, f"{where}: scores and wins at the end"
+
+
 def check_render(env_id: str, config: Config, seed: int = 5) -> None:
     """ansi returns text at every step, human prints it, rgb_array returns a picture (see
     `check_picture`) of one size all game that changes over it, no mode warns and returns

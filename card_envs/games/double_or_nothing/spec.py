@@ -137,7 +137,7 @@ class DoubleOrNothing(Game):
         high[k.OBS_STAGE] = MAX_STAGE
         return np.zeros(self.obs_size, dtype=np.float32), high
 
-    def state_dict(self, row: np.ndarray) -> dict:
+    def fields(self, row: np.ndarray) -> dict:
         scores, wins = np.zeros(2), np.zeros(2)
         k.outcome(row, scores, wins)
         copies = int(row[k.BEAT_COPIES])

@@ -9,6 +9,7 @@ import numpy as np
 from card_envs.core import layout
 from card_envs.core.config import Option
 from card_envs.core.engine import Game
+from card_envs.core.loading import Reader
 from card_envs.core.scene import Scene
 from card_envs.games.no_thanks import batched, search, table
 from card_envs.games.no_thanks import engine as k
@@ -100,7 +101,7 @@ class NoThanks(Game):
         high[-1] = k.NUM_PLAYED - 1
         return np.zeros(self.obs_size, dtype=np.float32), high
 
-    def state_dict(self, row: np.ndarray) -> dict:
+    def fields(self, row: np.ndarray) -> dict:
         n = self.num_players
         scores = np.zeros(n, dtype=np.float64)
         k.outcome(row, scores, np.zeros(n, dtype=np.float64))
@@ -117,6 +118,44 @@ class NoThanks(Game):
             "done": bool(row[layout.STATUS] != layout.RUNNING),
             "scores": [int(s) for s in scores],
         }
+
+    def load_fields(self, r: Reader, row: np.ndarray) -> None:
+        n = self.num_players
+        running = row[layout.STATUS] == layout.RUNNING
+        if row[layout.STATUS] == layout.TRUNCATED:
+            r.fail("status", "No Thanks! games are never truncated")
+        row[layout.PLAYER] = r.int("current_player", 0, n - 1)
+        cards = [r.ints(f"cards[{p}]", k.LOW_CARD, k.HIGH_CARD, value=c)
+                 for p, c in enumerate(r.per_seat("cards", n))]  # fmt: skip
+        card = r.get("current_card")
+        offer = [] if card is None else [r.int("current_card", k.LOW_CARD, k.HIGH_CARD)]
+        deck = r.ints("deck", k.LOW_CARD, k.HIGH_CARD)
+        removed = r.ints("removed", k.LOW_CARD, k.HIGH_CARD, length=k.NUM_REMOVED)
+        places = {"cards": [c for hand in cards for c in hand], "current_card": offer}
+        r.partition(
+            {**places, "deck": deck, "removed": removed}, range(k.LOW_CARD, k.HIGH_CARD + 1)
+        )
+        if running != bool(offer):
+            r.fail("current_card", "there is a card on offer exactly while the game runs")
+        if not running and deck:
+            r.fail("deck", f"the game is over, yet {len(deck)} card(s) are still to come")
+        tokens = r.ints("tokens", 0, length=n)
+        pot = r.int("pot", 0)
+        total = n * int(k.starting_tokens(n))
+        if sum(tokens) + pot != total:
+            r.fail("tokens", f"{tokens} and the pot's {pot} make {sum(tokens) + pot}, not {total}")
+        if not running and pot:
+            r.fail("pot", f"the game is over, so the last card took the pot; it holds {pot}")
+        taken = sorted(places["cards"])
+        if row[layout.TURN] < len(taken):
+            r.fail("turn", f"{row[layout.TURN]} turns cannot have taken {len(taken)} cards")
+        nxt = k.NUM_PLAYED - len(deck)
+        row[k.DECK : k.DECK + k.NUM_CARDS] = taken + offer + deck + removed
+        row[k.NEXT] = nxt
+        row[k.CARD] = offer[0] if offer else 0
+        row[k.POT] = pot
+        row[k.TOKENS : k.TOKENS + n] = tokens
+        row[k.CARDS : k.CARDS + n] = [_mask_of(hand) for hand in cards]
 
     def render(self, row: np.ndarray, seat: int) -> str:
         s = self.state_dict(row)

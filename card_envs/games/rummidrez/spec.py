@@ -119,7 +119,7 @@ class _RummidrezBase(Game):
                 high[start : start + size] = bounds[name]
         return np.zeros(self.obs_size, dtype=np.float32), high
 
-    def state_dict(self, row: np.ndarray) -> dict:
+    def fields(self, row: np.ndarray) -> dict:
         n = self.num_players
         scores = np.zeros(n, dtype=np.float64)
         k.outcome(row, scores, np.zeros(n, dtype=np.float64))

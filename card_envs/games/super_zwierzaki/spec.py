@@ -133,7 +133,7 @@ class SuperZwierzaki(Game):
             out.update(window=WINDOWS[a], of=b, asked=c)
         return out
 
-    def state_dict(self, row: np.ndarray) -> dict:
+    def fields(self, row: np.ndarray) -> dict:
         n = self.num_players
         hands = []
         for p in range(n):

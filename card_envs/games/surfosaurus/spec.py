@@ -149,7 +149,7 @@ class Surfosaurus(Game):
         high[tail + 3 + n :] = all_points  # hints, if any
         return np.zeros(self.obs_size, dtype=np.float32), high
 
-    def state_dict(self, row: np.ndarray) -> dict:
+    def fields(self, row: np.ndarray) -> dict:
         n = self.num_players
         scores = np.zeros(n)
         k.outcome(row, scores, np.zeros(n))

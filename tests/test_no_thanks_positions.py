@@ -1,0 +1,144 @@
+"""No Thanks! positions: `load_state_dict` round trips, a hand-written position plays on as
+the rules say, and every kind of bad dict is refused with the field named."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import numpy as np
+import pytest
+
+from card_envs import make, make_vec
+from card_envs.core.loading import StateDictError
+from card_envs.games.no_thanks.engine import NO_THANKS, TAKE
+from card_envs.testing import checks
+
+
+@pytest.mark.parametrize(
+    "config",
+    [{"num_players": 3}, {"num_players": 5, "public_tokens": True}, {"num_players": 7}],
+    ids=str,
+)
+def test_load_state_dict_continues_identically(config):
+    checks.check_load_state_dict("no_thanks_v0", config)
+
+
+def hand_written() -> dict:
+    """Three players near the end: 33 on offer with 4 tokens; 35 the last card to come."""
+    removed = [3, 4, 5, 6, 7, 8, 9, 10, 11]
+    cards = [
+        [12, 13, 14, 15, 16, 17, 18],
+        [19, 20, 21, 22, 23, 24, 25, 26],
+        [27, 28, 29, 30, 31, 32, 34],
+    ]
+    return {
+        "env_id": "no_thanks_v0",
+        "config": {"num_players": 3, "public_tokens": False, "reward": "win"},
+        "status": "running",
+        "turn": 60,
+        "current_player": 1,
+        "current_card": 33,
+        "pot": 4,
+        "tokens": [10, 0, 19],
+        "cards": cards,
+        "deck": [35],
+        "removed": removed,
+    }
+
+
+def test_a_hand_written_position_plays_by_the_rules():
+    env = make("no_thanks_v0", num_players=3)
+    env.reset(seed=1)
+    env.load_state_dict(hand_written(), seed=0)
+    assert env.agent_selection == "player_1"
+    mask = env.observe("player_1")["action_mask"]
+    assert mask.tolist() == [1, 0]  # no tokens: player_1 must take
+    env.step(TAKE)  # takes 33 and the 4 tokens, then turns up 35 and acts again
+    s = env.state_dict()
+    assert s["current_card"] == 35 and s["tokens"] == [10, 4, 19] and s["deck"] == []
+    assert s["cards"][1][-1] == 33 and s["turn"] == 61
+    env.step(NO_THANKS)
+    env.step(TAKE)  # player_2 takes the last card with the token: the game ends
+    assert all(env.terminations.values())
+    # scores: the lowest card of each run minus tokens; 12, 19+33, 27+34+35 runs
+    assert env.state_dict()["scores"] == [12 - 10, 19 + 33 - 3, 27 + 34 - 20]
+
+
+def test_the_batched_env_takes_a_position_per_instance():
+    venv = make_vec("no_thanks_v0", 3, seed=0, num_players=3)
+    venv.reset()
+    before = venv.state_dict(0)
+    venv.set_state(2, hand_written())
+    assert venv.current_player[2] == 1 and venv.action_masks[2].tolist() == [1, 0]
+    assert venv.state_dict(0) == before  # the other instances are untouched
+    venv.step(np.array([venv.action_masks[i].argmax() for i in range(3)]))
+    assert venv.state_dict(2)["current_card"] == 35
+    with pytest.raises(ValueError, match=r"instance 3 is not in 0..2"):
+        venv.set_state(3, hand_written())
+    over = make("no_thanks_v0", num_players=3)
+    over.reset(seed=2)
+    while not any(over.terminations.values()):
+        over.step(TAKE)
+    with pytest.raises(ValueError, match="the position is finished .terminated.; batched"):
+        venv.set_state(0, over.state_dict())
+
+
+def edit(change) -> dict:
+    d = copy.deepcopy(hand_written())
+    change(d)
+    return d
+
+
+BAD = [
+    (lambda d: d.pop("pot"), "pot: missing"),
+    (lambda d: d.update(extra=1), r"extra: unknown key; a state dict of no_thanks_v0 has \["),
+    (lambda d: d.update(env_id="surfosaurus_max_v0"), "env_id: 'surfosaurus_max_v0' is not"),
+    (lambda d: d["config"].update(num_players=4), "config: option num_players=4, but the env"),
+    (lambda d: d.update(status="over"), r"status: 'over' is not one of \['running'"),
+    (lambda d: d.update(status="truncated"), "status: No Thanks! games are never truncated"),
+    (lambda d: d.update(turn=-1), r"turn: -1 is not in 0\.\."),
+    (lambda d: d.update(turn=5), "turn: 5 turns cannot have taken 22 cards"),
+    (lambda d: d.update(current_player=3), r"current_player: 3 is not in 0\.\.2"),
+    (lambda d: d.update(current_player="1"), "current_player: '1' is not an int"),
+    (
+        lambda d: d["cards"][0].append(35),
+        r"every card must be in exactly one place: too many .* \[35\]",
+    ),
+    (lambda d: d["removed"].pop(), "removed: has 8 items, not 9"),
+    (lambda d: d["cards"][2].remove(34), r"missing \[34\]"),
+    (lambda d: d["cards"][2].append(36), r"cards\[2\]\[7\]: 36 is not in 3\.\.35"),
+    (lambda d: d.update(cards=d["cards"][:2]), "cards: must be a list of 3 items, one per seat"),
+    (
+        lambda d: d.update(tokens=[10, 1, 19]),
+        r"tokens: \[10, 1, 19\] and the pot's 4 make 34, not 33",
+    ),
+    (lambda d: d.update(tokens=[10, -1, 20]), r"tokens\[1\]: -1 is not in 0"),
+    (
+        lambda d: d.update(current_card=None, deck=[33, 35]),
+        "current_card: there is a card on offer exactly",
+    ),
+    (lambda d: d.update(scores=[0, 0, 0]), r"scores: is \[0, 0, 0\], but the position implies \["),
+    (lambda d: d.update(done=True), "done: is True, but the position implies False"),
+    (lambda d: d.update(rng=[0, 0, 0, 0]), "rng: the four words of the PRNG state cannot all be 0"),
+    (lambda d: d.update(rng=[1, 2, 3]), "rng: has 3 items, not 4"),
+]
+
+
+@pytest.mark.parametrize(("change", "message"), BAD, ids=[m[:40] for _, m in BAD])
+def test_bad_state_dicts_are_refused_naming_the_field(change, message):
+    env = make("no_thanks_v0", num_players=3)
+    env.reset(seed=3)
+    before = env.state_dict()
+    with pytest.raises(StateDictError, match=message):
+        env.load_state_dict(edit(change))
+    assert env.state_dict() == before  # refused whole: the env is as it was
+
+
+def test_a_finished_position_refuses_what_the_end_rules_out():
+    over = edit(lambda d: d.update(status="terminated", current_card=None, deck=[33, 35]))
+    with pytest.raises(StateDictError, match="the game is over, yet 2 card"):
+        make("no_thanks_v0", num_players=3).load_state_dict(over)
+    not_a_dict = json.dumps(hand_written())
+    with pytest.raises(StateDictError, match="a state dict must be a dict, got str"):
+        make("no_thanks_v0", num_players=3).load_state_dict(not_a_dict)
