@@ -74,9 +74,39 @@ def cmd_play(args: argparse.Namespace) -> None:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> None:
+    if args.positions:
+        args.games = args.games or len(args.agents)
+        states = _positions_for(args)
+        ev = _evaluate(args, workers=args.workers, positions=states)
+        print(f"{ev.games} games from {len(states)} position(s) in {ev.seconds:.2f} s")
+        return
     args.games = args.games or 1000
     ev = _evaluate(args, workers=args.workers)
     print(f"{ev.games} games in {ev.seconds:.2f} s")
+
+
+def _positions_for(args: argparse.Namespace) -> list[dict]:
+    """The running positions of `--positions FILE` that this command's env and config play
+    (a file may hold several games and configs)."""
+    from card_envs.positions import read_file
+    from card_envs.registry import make_game
+
+    config = {"num_players": len(args.agents), **parse_config_pairs(args.config)}
+    game = make_game(args.env_id, **config)
+    found = read_file(args.positions)
+    mine = [
+        p for p in found
+        if p.env_id == game.env_id and p.config == game.config and p.state["status"] == "running"
+    ]  # fmt: skip
+    if not mine:
+        have = sorted({f"{p.env_id} {p.config} ({p.state['status']})" for p in found})
+        raise ValueError(
+            f"{args.positions}: no running position of {game.env_id} {game.config}; "
+            f"the file has {have}"
+        )
+    if len(mine) < len(found):
+        print(f"note: playing {len(mine)} of the file's {len(found)} positions (this config's)")
+    return [p.state for p in mine]
 
 
 def _event_from_flags(args: argparse.Namespace) -> dict:
@@ -251,6 +281,11 @@ def main(argv: list[str] | None = None) -> None:
         sub, "evaluate", "seat-balanced evaluation with confidence intervals, on all cores"
     )
     e.add_argument("--workers", type=_positive_int, default=None, help="default: all cores")
+    e.add_argument(
+        "--positions",
+        help="a positions YAML file (docs/evaluation.md): play from each of its positions of "
+        "this env and config, --games times (default: once from every seat)",
+    )
 
     t = sub.add_parser(
         "tournament",

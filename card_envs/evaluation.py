@@ -64,6 +64,7 @@ import numpy as np
 
 from agents import Agent, make_agent
 from agents.human import check_unattended
+from card_envs.core import layout
 from card_envs.core.batched import SKIP
 from card_envs.registry import make_game, make_vec
 
@@ -195,6 +196,7 @@ class Chunk:
     agent_seeds: tuple[int, ...]
     record: bool = False
     key: Any = None
+    starts: tuple[dict, ...] | None = None  # game i starts from state dict starts[i]
 
     @property
     def num_games(self) -> int:
@@ -248,6 +250,8 @@ def play_chunk(chunk: Chunk) -> GameBatch:
     log: list[np.ndarray] = []
     num_actions = venv.num_actions
     obs, masks = venv.reset(seed=chunk.seed)
+    for i, state in enumerate(chunk.starts or ()):  # its chance to come: seeded as the deal
+        venv.set_state(i, state, seed=chunk.seed + i)
     while not done.all():
         who = np.where(done, -1, seats[rows, venv.current_player])  # field index to act
         actions[:] = SKIP
@@ -540,11 +544,16 @@ def evaluate(
     confidence: float = 0.95,
     chunk_games: int = DEFAULT_CHUNK_GAMES,
     record: bool = False,
+    positions: Sequence[dict] | None = None,
     **config: Any,
 ) -> Evaluation:
     """Seat-balanced games of `env_id` between `agents` (specs or Agent objects, one per
     seat); statistics per agent in the order given. `config` is the game's config (the
     number of players is the number of agents). See the module doc for seeds and intervals.
+
+    With `positions` (state dicts of running games, e.g. `card_envs.positions`), the games
+    start from them instead of fresh deals: `games` games from each position, seat-balanced
+    per position, so every agent plays each position from every seat.
     """
     field = list(agents)
     n = len(field)
@@ -569,6 +578,9 @@ def evaluate(
             raise ValueError(f"agent {k}: expected a spec string or an Agent, got {spec!r}")
         agent = make_agent(spec, env_id, seed=0, **config) if isinstance(spec, str) else spec
         check_unattended(agent, "evaluate")
+    starts = None
+    if positions is not None:
+        starts = _checked_positions(env_id, config, positions)
     total = -(-int(games) // n) * n
     if total != games:
         warnings.warn(
@@ -578,6 +590,10 @@ def evaluate(
         )
     size = min(-(-chunk_games // n) * n, -(-MAX_CHUNK_GAMES // n) * n)
     order = (np.arange(n)[None, :] + np.arange(total)[:, None]) % n
+    if starts is not None:  # every position `total` times, seat-balanced
+        order = np.tile(order, (len(starts), 1))
+        starts = tuple(d for d in starts for _ in range(total))
+        total *= len(positions)
     chunks = [
         Chunk(
             env_id,
@@ -588,6 +604,7 @@ def evaluate(
             tuple(derive_seed(seed, c, 1 + k) for k in range(n)),
             record=record,
             key=c,
+            starts=None if starts is None else starts[start : start + size],
         )
         for c, start in enumerate(range(0, total, size))
     ]
@@ -598,6 +615,18 @@ def evaluate(
     specs = [a if isinstance(a, str) else getattr(a, "spec", names[k]) for k, a in enumerate(field)]
     stats = [agent_stats(names[k], specs[k], results, k, n, confidence) for k in range(n)]
     return Evaluation(env_id, config, seed, total, int(games), confidence, stats, results, seconds)
+
+
+def _checked_positions(env_id: str, config: dict, positions: Sequence[dict]) -> list[dict]:
+    """The positions, each loaded once here so a bad one fails before any game is played."""
+    game = make_game(env_id, **config)
+    if not positions:
+        raise ValueError(f"{env_id}: positions is empty; give at least one state dict")
+    for k, state in enumerate(positions):
+        row = game.load_state_dict(state)
+        if row[layout.STATUS] != layout.RUNNING:
+            raise ValueError(f"{env_id}: position {k} is a finished game; nothing to play")
+    return list(positions)
 
 
 # --- single-agent envs ----------------------------------------------------------------------
