@@ -224,6 +224,12 @@ def cmd_train(args: argparse.Namespace) -> None:
     run(args)
 
 
+def cmd_dataset(args: argparse.Namespace) -> None:
+    from card_envs.dataset import run
+
+    run(args)
+
+
 def cmd_exploit(args: argparse.Namespace) -> None:
     from training.exploit import run
 
@@ -335,6 +341,15 @@ def main(argv: list[str] | None = None) -> None:
 
     build_exploit_parser(x)
 
+    d = sub.add_parser(
+        "dataset",
+        help="played games as a Minari dataset for offline RL (needs the data extra)",
+        description="Write per-seat trajectories as a Minari dataset; see docs/datasets.md.",
+    )
+    from card_envs.dataset import build_parser as build_dataset_parser
+
+    build_dataset_parser(d)
+
     r = sub.add_parser("replay", help="replay JSONL game records into the AEC env and check")
     r.add_argument("records", help="a .jsonl file written by a tournament (--records)")
     r.add_argument("--limit", type=_positive_int, help="replay only the first N records")
@@ -365,6 +380,7 @@ def main(argv: list[str] | None = None) -> None:
         "replay": cmd_replay,
         "train": cmd_train,
         "exploit": cmd_exploit,
+        "dataset": cmd_dataset,
     }
     try:
         if args.command == "list":

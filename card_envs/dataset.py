@@ -1,0 +1,270 @@
+"""Datasets of played games for offline RL and imitation, as Minari datasets.
+
+    card-envs dataset --env no_thanks_v0 --agents heuristic,heuristic,random --games 1000 --out data
+    card-envs dataset --records games.jsonl --out data           # a tournament's records
+    card-envs dataset --store runs/tournaments.sqlite --tournament main --event no_thanks --out data
+
+Every game becomes one episode per seat: that seat's trajectory through the game, as Minari
+keeps single-agent episodes.
+
+- `observations`: the seat's observation at each of its decisions, then once more at the end
+  (T + 1 rows).
+- `actions`: its T actions.
+- `rewards[t]`: everything the seat received after its action t and before it acted again.
+  The last reward is its final reward.
+- `terminations` / `truncations`: set on the last step of a game that ended by the rules, or
+  that was cut by a cap.
+- `infos["action_mask"]`: the legal actions at each observation (T + 1 rows; the last row is
+  all zero). Minari has no mask of its own, so it travels in the infos.
+- `infos["seat"]`: the seat, and `infos["agent"]`: the index of the seat's agent in the
+  dataset's `agents` list (see the description), both repeated on each row.
+
+A seat that never acted in a game has no episode. The games are replayed into the AEC env
+from their seeds and actions, so any source that has those (the harness's own games, JSONL
+records, a tournament store with recorded actions) gives the same trajectories. Datasets are
+written under `--out`, Minari's datasets root, with the id `card_envs/<env_id>/<name>-v0`.
+Open one with `MINARI_DATASETS_PATH=<out>` and `minari.load_dataset(id)`, or with
+`load(out, id)` here. Needs the `data` extra (`pip install -e ".[data]"`: minari with h5py).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import warnings
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import card_envs
+from card_envs.registry import make_game
+
+NAME_RE = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def dataset_id(env_id: str, name: str) -> str:
+    if not NAME_RE.match(name):
+        raise ValueError(f"dataset name {name!r} may hold only letters, digits, _ and -")
+    return f"card_envs/{env_id}/{name}-v0"
+
+
+def seat_episodes(record: dict, agents: list[str]) -> Iterator[dict]:
+    """The per-seat trajectories of one game given as a record (env_id, config, seed,
+    actions, `agents`: the spec of each seat), as dicts of Minari's episode fields."""
+    env = card_envs.make(record["env_id"], **record["config"])
+    env.reset(seed=int(record["seed"]))
+    seats = env.possible_agents
+    n = len(seats)
+    obs: list[list] = [[] for _ in range(n)]
+    masks: list[list] = [[] for _ in range(n)]
+    acts: list[list[int]] = [[] for _ in range(n)]
+    rews: list[list[float]] = [[] for _ in range(n)]
+    for step, action in enumerate(record["actions"]):
+        if not env.agents or all(env.terminations.values()) or all(env.truncations.values()):
+            raise ValueError(f"game {record.get('seed')}: over after {step} of its actions")
+        seat = env.possible_agents.index(env.agent_selection)
+        seen = env.observe(env.agent_selection)
+        obs[seat].append(seen["observation"])
+        masks[seat].append(seen["action_mask"])
+        acts[seat].append(int(action))
+        rews[seat].append(0.0)
+        env.step(int(action))
+        for p, name in enumerate(seats):
+            if rews[p]:  # the seat's reward since its last action
+                rews[p][-1] += env.rewards[name]
+    if not all(env.terminations.values()) and not all(env.truncations.values()):
+        raise ValueError(f"game {record.get('seed')}: not over after its actions")
+    truncated = any(env.truncations.values()) and not any(env.terminations.values())
+    agent_index = {spec: k for k, spec in enumerate(agents)}
+    for p, name in enumerate(seats):
+        steps = len(acts[p])
+        if not steps:
+            continue
+        last = env.observe(name)
+        ended = np.zeros(steps, dtype=bool)
+        ended[-1] = True
+        yield {
+            "observations": np.stack([*obs[p], last["observation"]]),
+            "actions": np.array(acts[p], dtype=np.int64),
+            "rewards": np.array(rews[p], dtype=np.float64),
+            "terminations": ended & (not truncated),
+            "truncations": ended & truncated,
+            "infos": {
+                "action_mask": np.stack([*masks[p], np.zeros_like(last["action_mask"])]),
+                "seat": np.full(steps + 1, p, dtype=np.int64),
+                "agent": np.full(steps + 1, agent_index[record["agents"][p]], dtype=np.int64),
+            },
+        }
+
+
+def played_records(
+    env_id: str, agents: list[str], games: int, seed: int, config: dict, workers: int = 1
+) -> list[dict]:
+    """`games` seat-balanced games between `agents` played by the evaluation harness, as
+    records (seed, actions, each seat's agent spec)."""
+    from card_envs.evaluation import evaluate
+
+    ev = evaluate(
+        env_id, agents, games=games, seed=seed, workers=workers, progress=False, record=True,
+        **config,
+    )  # fmt: skip
+    batch = ev.results
+    return [
+        {
+            "env_id": env_id,
+            "config": ev.config,
+            "seed": int(batch.seeds[g]),
+            "actions": batch.actions[g],
+            "agents": [agents[k] for k in batch.agent_of_seat[g]],
+        }
+        for g in range(len(batch.seeds))
+    ]
+
+
+@contextmanager
+def _datasets_root(out: str | Path):
+    """Minari reads its datasets root from the environment."""
+    before = os.environ.get("MINARI_DATASETS_PATH")
+    os.environ["MINARI_DATASETS_PATH"] = str(Path(out).resolve())
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["MINARI_DATASETS_PATH"]
+        else:
+            os.environ["MINARI_DATASETS_PATH"] = before
+
+
+def write(records: Iterable[dict], out: str | Path, name: str, description: str = "") -> Any:
+    """A Minari dataset `card_envs/<env_id>/<name>-v0` under `out` of the records' games
+    (one env and config); returns it as `minari.load_dataset` opens it."""
+    import gymnasium
+    import minari
+    from minari.data_collector import EpisodeBuffer
+
+    records = list(records)
+    if not records:
+        raise ValueError("no games to write")
+    env_id, config = records[0]["env_id"], records[0]["config"]
+    for r in records:
+        if r["env_id"] != env_id or r["config"] != config:
+            raise ValueError(
+                f"one dataset holds one env and config: {env_id} {config}, and also "
+                f"{r['env_id']} {r['config']}"
+            )
+    agents = list(dict.fromkeys(spec for r in records for spec in r["agents"]))
+    game = make_game(env_id, **config)
+    buffers = [
+        EpisodeBuffer(id=k, **episode)
+        for k, episode in enumerate(e for r in records for e in seat_episodes(r, agents))
+    ]
+    low, high = game.obs_bounds()
+    ident = dataset_id(env_id, name)
+    text = (
+        f"{env_id} {game.config}: {len(records)} games, one episode per seat. "
+        f"infos['agent'] indexes the agents {agents}; infos['action_mask'] holds the legal "
+        "actions. "
+    ) + description
+    with _datasets_root(out), warnings.catch_warnings():
+        # no env spec: an episode is one seat of a multi-agent game, which no single
+        # Gymnasium env replays (the single-agent view plays its opponents itself)
+        warnings.filterwarnings("ignore", message=".*(env_spec|eval_env).*", category=UserWarning)
+        minari.create_dataset_from_buffers(
+            ident,
+            buffers,
+            observation_space=gymnasium.spaces.Box(low, high, dtype=np.float32),
+            action_space=gymnasium.spaces.Discrete(game.num_actions),
+            algorithm_name=",".join(agents),
+            author="card_envs",
+            author_email="(none)",
+            code_permalink="card_envs",
+            description=text,
+            data_format="hdf5",
+        )
+        return minari.load_dataset(ident)
+
+
+def load(out: str | Path, ident: str) -> Any:
+    """The dataset `ident` under the datasets root `out`."""
+    import minari
+
+    with _datasets_root(out):
+        return minari.load_dataset(ident)
+
+
+def records_of_store(path: str | Path, tournament: str, event: str | None) -> list[dict]:
+    """The games of a tournament store (stored with their actions) as records."""
+    from card_envs.tournament.records import record_of
+    from card_envs.tournament.store import Store
+
+    if not Path(path).is_file():
+        raise ValueError(f"{path}: no such tournament store")
+    rows = list(Store(path).rows(tournament, event))
+    if not rows:
+        raise ValueError(f"{path}: no games of tournament {tournament!r}, event {event!r}")
+    return [record_of(row) for row in rows]
+
+
+def build_parser(parser=None):
+    import argparse
+
+    p = parser or argparse.ArgumentParser(prog="python -m card_envs.dataset", description=__doc__)
+    p.add_argument("--out", required=True, help="the datasets root to write under")
+    p.add_argument("--name", default="games", help="dataset name (id card_envs/<env>/<name>-v0)")
+    p.add_argument("--env", help="play new games of this env (with --agents)")
+    p.add_argument("--agents", help="comma-separated agent specs, one per seat (seat-rotated)")
+    p.add_argument("--games", type=int, default=1000, help="games to play (default 1000)")
+    p.add_argument("--env-config", nargs="*", default=[], help="game options as key=value")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workers", type=int, default=1, help="processes playing the games")
+    p.add_argument("--records", help="or: a JSONL records file (a tournament's --records)")
+    p.add_argument("--store", help="or: a tournament SQLite store (games with actions)")
+    p.add_argument("--tournament", help="with --store: the tournament's name")
+    p.add_argument("--event", help="with --store: only this event")
+    return p
+
+
+def run(args) -> Any:
+    from card_envs.cli import parse_config_pairs
+    from card_envs.tournament.records import read_jsonl
+
+    sources = [s for s in ("env", "records", "store") if getattr(args, s)]
+    if len(sources) != 1:
+        raise ValueError("give exactly one source: --env with --agents, --records or --store")
+    if args.env:
+        if not args.agents:
+            raise ValueError("--env needs --agents (one spec per seat)")
+        agents = args.agents.split(",")
+        config = parse_config_pairs(args.env_config)
+        records = played_records(args.env, agents, args.games, args.seed, config, args.workers)
+    elif args.records:
+        records = list(read_jsonl(args.records))
+    else:
+        if not args.tournament:
+            raise ValueError("--store needs --tournament (and optionally --event)")
+        records = records_of_store(args.store, args.tournament, args.event)
+    ds = write(records, args.out, args.name)
+    print(
+        f"wrote {ds.spec.dataset_id} under {args.out}: {ds.total_episodes} episodes "
+        f"({len(records)} games), {ds.total_steps} steps"
+    )
+    print(f"open it: MINARI_DATASETS_PATH={args.out} minari.load_dataset({ds.spec.dataset_id!r})")
+    return ds
+
+
+def main(argv: list[str] | None = None) -> None:
+    import sys
+
+    args = build_parser().parse_args(argv)
+    try:
+        run(args)
+    except (ValueError, ImportError) as err:
+        print(f"dataset: error: {err}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+if __name__ == "__main__":
+    main()
