@@ -232,8 +232,9 @@ def test_pfsp_pool_draws_snapshots_by_the_learners_results_and_saves_them(tmp_pa
         pool = pools[sampling] = OpponentPool(cfg)
         for _ in range(4):  # the first leaves: 3 slots
             pool.add_snapshot(model.policy)
-        scripted = pool.scripted[0][0][0]
-        old, mid, new = (s[0] for s in pool.snapshots)
+        scripted = pool.scripted[0][0][0].spec
+        old, mid, new = (s[0].spec for s in pool.snapshots)
+        assert (old, mid, new) == ("self@2", "self@3", "self@4")
         for _ in range(30):
             pool.record([old, scripted, new], 0.0)  # the learner loses to old and new
             pool.record([mid, mid, scripted], 1.0)  # beats mid (one game, counted once)

@@ -70,7 +70,7 @@ class OpponentPool:
         self.taken = 0  # snapshots taken so far (seeds the next one)
         # pfsp: the learner's win shares in its latest games against each snapshot
         self.results: deque[deque[float]] = deque(maxlen=config.snapshots)
-        self._snapshot_of: dict[int, deque[float]] = {}  # id(agent) -> its snapshot's results
+        self._snapshot_of: dict[str, deque[float]] = {}  # spec -> that snapshot's results
 
     def add_snapshot(self, policy) -> None:
         """Freeze a copy of `policy` (the learner's, at this moment) into the pool."""
@@ -81,20 +81,19 @@ class OpponentPool:
             PolicyAgent(frozen, seed=seed + 101 * part, deterministic=False, padding=padding)
             for part, padding in enumerate(self.paddings)
         ]
+        for agent in agents:  # the name the env reports it by (info["opponents"])
+            agent.name = agent.spec = f"self@{self.taken}"
         if len(self.snapshots) == self.snapshots.maxlen:  # the oldest leaves
-            for agent in self.snapshots[0]:
-                del self._snapshot_of[id(agent)]
+            del self._snapshot_of[self.snapshots[0][0].spec]
         self.snapshots.append(agents)
         self.results.append(deque(maxlen=PFSP_WINDOW))
-        for agent in agents:
-            self._snapshot_of[id(agent)] = self.results[-1]
+        self._snapshot_of[agents[0].spec] = self.results[-1]
 
-    def record(self, opponents: Sequence[Agent], win: float) -> None:
-        """A finished game of the learner's (its win share `win`) against `opponents`: each
-        snapshot among them counts it once."""
-        found = (self._snapshot_of.get(id(a)) for a in opponents)
-        for results in {id(r): r for r in found if r is not None}.values():
-            results.append(win)
+    def record(self, opponents: Sequence[str], win: float) -> None:
+        """A finished game of the learner's (its win share `win`) against the agents with
+        specs `opponents`: each snapshot among them counts it once."""
+        for spec in set(opponents) & set(self._snapshot_of):
+            self._snapshot_of[spec].append(win)
 
     def snapshot_shares(self) -> np.ndarray:
         """The snapshots' shares of `self`'s weight, oldest first."""

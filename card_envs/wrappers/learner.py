@@ -165,9 +165,9 @@ class LearnerSeats:
         """Learner actions for every instance -> (rewards, terminated, truncated, infos).
 
         `infos[i]` of an instance whose game ended holds `terminal_observation` (the learner's
-        last observation), `score`, `win`, `seat`, `truncated` and `opponents` (the agents of
-        the other seats, in turn order after the learner's); the instance already waits at
-        the learner's turn of its next game.
+        last observation), `score`, `win`, `seat`, `truncated` and `opponents` (the specs of
+        the other seats' agents, in turn order after the learner's); the instance already
+        waits at the learner's turn of its next game.
         """
         m = self.venv.num_envs
         ended = np.zeros(m, dtype=bool)
@@ -202,7 +202,7 @@ class LearnerSeats:
                 "win": float(venv.final_wins[i, s]),
                 "seat": int(s),
                 "truncated": bool(trunc[i]),
-                "opponents": [self.opponents[k] for k in self._who[i]],
+                "opponents": [self.opponents[k].spec for k in self._who[i]],
             }
         if self.rotate:
             self.seat[over] = (self.seat[over] + 1) % venv.num_players

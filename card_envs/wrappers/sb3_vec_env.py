@@ -55,7 +55,7 @@ class SingleAgentVecEnv(_OneVecEnv):
     game draws from (`driver.set_pool` replaces it, e.g. with fresh self-play snapshots).
     Works with sb3-contrib `MaskablePPO` through `action_masks()`. Finished games are reset
     at once; `infos[i]` of an instance whose game ended has `terminal_observation`,
-    `score`, `win`, `seat`, `opponents` (the agents that sat at its other seats) and
+    `score`, `win`, `seat`, `opponents` (the specs of the agents at its other seats) and
     `episode` (r, l). With `pad=True` observations are padded
     to the layout every config of the game shares (`core.padding`).
     """
