@@ -201,9 +201,9 @@ class DoubleOrNothing(Game):
         status = int(row[layout.STATUS])
         turn, cap = int(row[layout.TURN]), int(row[k.CFG_MAX_TURNS])
         if status == layout.RUNNING and turn >= cap:
-            r.fail("turn", f"{turn}: the game is truncated at turn {cap}; a running one is below")
+            r.fail("turn", f"{turn}: a game still running is below the cap of {cap} turns")
         if status == layout.TRUNCATED and turn != cap:
-            r.fail("turn", f"{turn}: a truncated game stopped at turn {cap}")
+            r.fail("turn", f"{turn}: a truncated game stopped at the cap, turn {cap}")
         if turn > cap:
             r.fail("turn", f"{turn}: no game of this config lasts beyond turn {cap}")
         player = r.int("current_player", 0, 1)
