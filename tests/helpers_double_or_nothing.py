@@ -9,9 +9,17 @@ from reference_double_or_nothing import RefDoubleOrNothing, cards_from_counts, s
 
 import card_envs
 from card_envs.core import layout
+from card_envs.core.loading import game_fields
 from card_envs.games.double_or_nothing import engine as k
+from card_envs.games.double_or_nothing.spec import HISTORY_KEYS
 
 ENV_ID = "double_or_nothing_v0"
+
+
+def rule_fields(s: dict) -> dict:
+    """A state dict without its header and the hidden-information bookkeeping: the keys the
+    reference game holds."""
+    return {key: v for key, v in game_fields(s).items() if key not in HISTORY_KEYS}
 
 
 def make_env(**config):

@@ -42,6 +42,8 @@ STATE_KEYS = {
     "removed",
     "display",
     "out_of_play",
+    "full_points",
+    "half_points2",
     "score2",
     "cards_collected",
     "scores",

@@ -42,6 +42,10 @@ STATE_KEYS = {
     "cards",
     "done",
     "truncated",
+    "segment_rest",
+    "segments",
+    "fresh",
+    "pinned",
 }
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers_double_or_nothing import fill_decks, make_env, situation, write_situation
+from helpers_double_or_nothing import fill_decks, make_env, rule_fields, situation, write_situation
 from reference_double_or_nothing import (
     PASS,
     RANGES,
@@ -25,7 +25,6 @@ from reference_double_or_nothing import computer_move as ref_computer_move
 from reference_double_or_nothing import play_for_range as ref_play_for_range
 from reference_double_or_nothing import stronger as ref_stronger
 
-from card_envs.core.loading import game_fields
 from card_envs.core.rng import seed_row
 from card_envs.games.double_or_nothing import computer_move, play_for_range, stronger
 from card_envs.games.double_or_nothing import engine as k
@@ -54,7 +53,7 @@ def step_both(env, ref, action):
     env.step(action)
     s = env.state_dict()
     ref.step(action, engine_order(s))
-    assert game_fields(s) == ref.state()
+    assert rule_fields(s) == ref.state()
     for seat in (0, 1):
         np.testing.assert_array_equal(
             env.observe(f"player_{seat}")["observation"],
@@ -782,6 +781,6 @@ def test_card_conservation_through_computer_games(stage):
             env.step(action)
             s = env.state_dict()
             ref.step(action, engine_order(s))
-            assert game_fields(s) == ref.state()
+            assert rule_fields(s) == ref.state()
             check_conservation(s)
         assert ref.status == "terminated"

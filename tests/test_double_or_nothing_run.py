@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
+from helpers_double_or_nothing import rule_fields
 from reference_double_or_nothing import (
     NUM_ACTIONS,
     OBS_SIZE,
@@ -20,7 +21,6 @@ from reference_double_or_nothing import (
 import card_envs
 from agents import make_agent
 from card_envs.core import layout
-from card_envs.core.loading import game_fields
 from card_envs.games.double_or_nothing import engine as k
 from card_envs.games.double_or_nothing.run_env import DoubleOrNothingRun
 
@@ -35,7 +35,7 @@ def heuristic_policy(stage_hint: int = 1):
 
 def run_state(env) -> dict:
     """The state_dict of the game the run env is playing."""
-    return game_fields(env._games[env.stage - 1].state_dict(env._row))
+    return rule_fields(env._games[env.stage - 1].state_dict(env._row))
 
 
 def find_won_game(max_seeds: int = 60):
@@ -166,7 +166,7 @@ def test_the_computer_plays_the_original_policy(seed):
     obs, _ = env.reset(seed=seed)
     twin = card_envs.make("double_or_nothing_v0")
     twin.reset(seed=seed)
-    assert run_state(env) == game_fields(twin.state_dict())
+    assert run_state(env) == rule_fields(twin.state_dict())
     ref = RefDoubleOrNothing.from_state(twin.state_dict())
     rng = np.random.default_rng(seed)
     computer_steps = 0
@@ -183,7 +183,7 @@ def test_the_computer_plays_the_original_policy(seed):
             twin.step(a)
             ref.step(a, engine_order(twin.state_dict()))
             computer_steps += 1
-        assert game_fields(twin.state_dict()) == ref.state()
+        assert rule_fields(twin.state_dict()) == ref.state()
         if term or trunc or reward:
             break
         assert run_state(env) == ref.state()

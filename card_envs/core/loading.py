@@ -131,11 +131,9 @@ def header(row: np.ndarray, env_id: str, config: dict) -> dict:
     }
 
 
-def read_header(r: Reader, row: np.ndarray, config: dict, seed: int | None) -> None:
-    """`env_id` and `config` must be this game's; `status`, `turn` and the PRNG go into the
-    row. Without `rng`, the PRNG (the chance to come) is seeded from `seed`."""
-    from card_envs.core import rng
-
+def read_identity(r: Reader, config: dict) -> None:
+    """`env_id` and `config` must be the env's own (every env's state dict starts with them;
+    `read_header` for a game, also the run env's)."""
     env_id = r.get("env_id")
     if env_id != r.env_id:
         r.fail("env_id", f"{env_id!r} is not this env's {r.env_id!r}")
@@ -149,6 +147,14 @@ def read_header(r: Reader, row: np.ndarray, config: dict, seed: int | None) -> N
                 f"option {name}={given.get(name)!r}, but the env was made with "
                 f"{name}={config.get(name)!r}; make the env with the position's config",
             )
+
+
+def read_header(r: Reader, row: np.ndarray, config: dict, seed: int | None) -> None:
+    """`env_id` and `config` must be this game's; `status`, `turn` and the PRNG go into the
+    row. Without `rng`, the PRNG (the chance to come) is seeded from `seed`."""
+    from card_envs.core import rng
+
+    read_identity(r, config)
     row[layout.STATUS] = r.choice("status", STATUS_NAMES)
     row[layout.TURN] = r.int("turn", 0)
     if "rng" in r.d:

@@ -13,7 +13,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from card_envs.core import layout, rng
+from card_envs.core import layout, loading, rng
 from card_envs.core.aec import RENDER_FPS, check_modes, render_row
 from card_envs.core.config import Option, resolve
 from card_envs.core.spaces import LegalSampling, as_action
@@ -107,9 +107,7 @@ class DoubleOrNothingRun(LegalSampling, gymnasium.Env):
         row = self._row
         if row[layout.STATUS] == layout.RUNNING:
             return self._observe(), 0.0, False, False, self._info()
-        scores, wins = np.zeros(2), np.zeros(2)
-        k.outcome(row, scores, wins)
-        won = bool(row[layout.STATUS] == layout.TERMINATED and wins[AGENT] == 1.0)
+        won = self._agent_won(row)
         truncated = bool(row[layout.STATUS] == layout.TRUNCATED)
         info = {"stage": self._stage, "won": bool(won), "games_won": self._won + int(won)}
         if not won or self._stage == self.config["max_stage"]:
@@ -125,6 +123,63 @@ class DoubleOrNothingRun(LegalSampling, gymnasium.Env):
 
     def _info(self) -> dict:
         return {"stage": self._stage, "games_won": self._won}
+
+    def state_dict(self) -> dict:
+        """The run's position as JSON-able Python: the env id and config, the game being
+        played (`stage`), the games won so far, and that game's full state dict (a
+        `double_or_nothing_v0` one, hidden information and PRNG included). `load_state_dict`
+        reads it back."""
+        if not self._started:
+            raise RuntimeError(f"{self.env_id}: call reset() before state_dict()")
+        return {
+            "env_id": self.env_id,
+            "config": loading.plain(self.config),
+            "stage": self._stage,
+            "games_won": self._won,
+            "game": self._games[self._stage - 1].state_dict(self._row),
+        }
+
+    def load_state_dict(self, state: dict, seed: int | None = None) -> tuple[np.ndarray, dict]:
+        """Continue the run from `state` (a `state_dict()`, maybe edited or written by hand);
+        returns the agent's observation and the info, as `reset` does. The game is checked as
+        `Game.load_state_dict` says (without its `rng`, the chance to come is seeded from
+        `seed`), then what the run adds: the computer moves at once, so a running game waits
+        for the agent; a won game before the last stage has already given way to the next;
+        `games_won` follows (every earlier game was won). Refused whole if anything is
+        wrong."""
+        r = loading.Reader(self.env_id, state)
+        loading.read_identity(r, self.config)
+        stage = r.int("stage", 1, self.config["max_stage"])
+        game = self._games[stage - 1]
+        try:
+            row = game.load_state_dict(r.get("game"), seed)
+        except loading.StateDictError as error:
+            r.fail("game", str(error))
+        status = row[layout.STATUS]
+        if status == layout.RUNNING and row[layout.PLAYER] != AGENT:
+            r.fail("game", "the computer (player 1) moves at once: the agent (player 0) is to act")
+        won = self._agent_won(row)
+        if won and stage < self.config["max_stage"]:
+            r.fail("stage", f"game {stage} is won, so the run has gone on to game {stage + 1}")
+        implied = {
+            "env_id": self.env_id,
+            "config": self.config,
+            "stage": stage,
+            "games_won": stage - 1 + won,
+            "game": r.d["game"],  # checked by the game's own load
+        }
+        loading.check_implied(r, implied)
+        self._row[:] = 0
+        self._row[: len(row)] = row
+        self._stage, self._won, self._started = stage, stage - 1 + won, True
+        return self._observe(), self._info()
+
+    @staticmethod
+    def _agent_won(row: np.ndarray) -> bool:
+        """Whether the game in `row` ended by the rules with the agent ahead."""
+        scores, wins = np.zeros(2), np.zeros(2)
+        k.outcome(row, scores, wins)
+        return bool(row[layout.STATUS] == layout.TERMINATED and wins[AGENT] == 1.0)
 
     def describe_action(self, action: int, seat: int | None = None) -> str:
         """`action` of the seat to act in words, in the current game (`Game.describe_action`)."""

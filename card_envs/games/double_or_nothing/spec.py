@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -10,6 +11,7 @@ from card_envs.core import layout
 from card_envs.core.combos import range_copies, range_strength
 from card_envs.core.config import Option
 from card_envs.core.engine import Game, run_policy
+from card_envs.core.loading import Reader
 from card_envs.core.padding import Segment
 from card_envs.core.scene import Scene
 from card_envs.games.double_or_nothing import batched, search, table
@@ -17,6 +19,8 @@ from card_envs.games.double_or_nothing import engine as k
 from card_envs.games.double_or_nothing.heuristic import computer_actions, heuristic_actions
 
 MAX_STAGE = 10
+# state dict keys of the hidden-information bookkeeping (what `resample_hidden` keeps)
+HISTORY_KEYS = ("segment_rest", "segments", "fresh", "pinned")
 Play = tuple[int, int, int]  # (copies, lo, hi)
 
 
@@ -79,6 +83,28 @@ def _count_word(n: int) -> str:
 
 def _deck(row: np.ndarray, p: int) -> list[int]:
     return [int(row[k.deck_slot(row, p, i)]) for i in range(int(row[k.SIZE + p]))]
+
+
+def _segments(row: np.ndarray, p: int) -> list[int]:
+    """Lengths of the whole segments of p's deck, top to bottom, under the rest of the
+    segment p is drawing from."""
+    out, i, size = [], int(row[k.TOP_N + p]), int(row[k.SIZE + p])
+    while i < size:
+        out.append(int(k.segment_length(row, p, i)))
+        i += out[-1]
+    return out
+
+
+def _numbers(counts: Sequence[int]) -> list[int]:
+    """The cards that per-number counts stand for: [1, 1, 3] for counts 2, 0, 1."""
+    return [v + 1 for v, c in enumerate(counts) for _ in range(c)]
+
+
+def _history(r: Reader, key: str, p: int, default: Any) -> Any:
+    """Seat p's item of a hidden-information bookkeeping field, or `default` (no history:
+    the deck one segment, nothing drawn from it yet) when a hand-written position leaves the
+    field out."""
+    return r.per_seat(key, 2)[p] if key in r.d else default
 
 
 class DoubleOrNothing(Game):
@@ -155,7 +181,140 @@ class DoubleOrNothing(Game):
             "cards": [int(s) for s in scores],
             "done": bool(row[layout.STATUS] != layout.RUNNING),
             "truncated": bool(row[layout.STATUS] == layout.TRUNCATED),
+            # the hidden-information bookkeeping (`resample_hidden`; docs/envs, "Hidden
+            # information and resampling"): what a seat may remember of the deck segments
+            "segment_rest": [int(row[k.TOP_N + p]) for p in (0, 1)],
+            "segments": [_segments(row, 0), _segments(row, 1)],
+            "fresh": [
+                [int(x) for x in row[k.FRESH + k.BOOK * p :][: k.NUM_NUMBERS]] for p in (0, 1)
+            ],
+            "pinned": [
+                [v + 1 for v in range(k.NUM_NUMBERS) if row[k.PINNED + p] >> v & 1] for p in (0, 1)
+            ],
         }
+
+    def load_fields(self, r: Reader, row: np.ndarray) -> None:
+        """The loaded row equals the original but in slots the engine never reads again: the
+        decks start at the top of their buffers (the rotation of a ring buffer), buffer and
+        segment-length slots outside the decks' segment starts are left 0, and so are the
+        lo and hi of the last play once the trick is cleared."""
+        status = int(row[layout.STATUS])
+        turn, cap = int(row[layout.TURN]), int(row[k.CFG_MAX_TURNS])
+        if status == layout.RUNNING and turn >= cap:
+            r.fail("turn", f"{turn}: a game still running is below the cap of {cap} turns")
+        if status == layout.TRUNCATED and turn != cap:
+            r.fail("turn", f"{turn}: a truncated game stopped at the cap, turn {cap}")
+        if turn > cap:
+            r.fail("turn", f"{turn}: no game of this config lasts beyond turn {cap}")
+        player = r.int("current_player", 0, 1)
+        hands = [r.ints(f"hands[{p}]", 0, length=k.NUM_NUMBERS, value=h)
+                 for p, h in enumerate(r.per_seat("hands", 2))]  # fmt: skip
+        decks = [r.ints(f"decks[{p}]", 1, k.NUM_NUMBERS, value=d)
+                 for p, d in enumerate(r.per_seat("decks", 2))]  # fmt: skip
+        trick = r.ints("trick", 0, length=k.NUM_NUMBERS)
+        each = 8 * int(k.scale(self.stage))
+        r.partition(
+            {"hands": _numbers(hands[0]) + _numbers(hands[1]), "trick": _numbers(trick),
+             "decks": decks[0] + decks[1]},
+            _numbers([each] * k.NUM_NUMBERS),
+        )  # fmt: skip
+        play = self._read_play(r, trick)
+        leader = r.int("leader", 0, 1)
+        if status == layout.TERMINATED:
+            self._check_the_end(r, hands, decks, play)
+        else:
+            self._check_the_trick(r, hands, trick, play, player, leader)
+        hands_played = r.int("hands_played", 0)
+        if hands_played > turn:
+            r.fail("hands_played", f"{hands_played} hands cannot end in {turn} turns")
+        row[layout.PLAYER] = player
+        row[k.HAND : k.HAND + 2 * k.NUM_NUMBERS] = hands[0] + hands[1]
+        row[k.TRICK : k.TRICK + k.NUM_NUMBERS] = trick
+        row[k.BEAT_COPIES : k.BEAT_HI + 1] = play or (0, 0, 0)
+        row[k.LEADER] = leader
+        row[k.HANDS_PLAYED] = hands_played
+        for p in (0, 1):
+            self._load_deck(r, row, p, decks[p])
+
+    def _read_play(self, r: Reader, trick: list[int]) -> list[int] | None:
+        """The play to beat, [copies, lo, hi] or None; the trick must hold it."""
+        if r.get("current_play") is None:
+            if sum(trick):
+                r.fail("trick", f"holds {sum(trick)} card(s), yet there is no play to beat")
+            return None
+        copies, lo, hi = r.ints("current_play", 1, length=3)
+        if not lo <= hi <= k.NUM_NUMBERS:
+            r.fail(
+                "current_play", f"[copies, lo, hi] needs 1 <= lo <= hi <= 8, got lo {lo}, hi {hi}"
+            )
+        if any(trick[v - 1] < copies for v in range(lo, hi + 1)):
+            r.fail("trick", f"{trick} does not hold the play to beat, {copies} x {lo}..{hi}")
+        return [copies, lo, hi]
+
+    def _check_the_end(self, r: Reader, hands, decks, play) -> None:
+        """A game ends as a hand ends (every card in the decks) with a deck short of a hand."""
+        if play is not None:
+            r.fail("current_play", "the game is over, so the play area is cleared")
+        if any(hands[0] + hands[1]):
+            r.fail("hands", "the game ended with a hand, so every card is in the decks")
+        need = int(k.hand_size(self.stage))
+        if min(len(decks[0]), len(decks[1])) >= need:
+            r.fail(
+                "decks",
+                f"the game ended, so a deck is short of a hand of {need}; "
+                f"they hold {len(decks[0])} and {len(decks[1])}",
+            )
+
+    def _check_the_trick(self, r: Reader, hands, trick, play, player, leader) -> None:
+        """Both hands hold cards while the game goes on (an empty hand ends the hand); a
+        trick with no play is led by the seat to act; one that comes back to its leader
+        holds a weaker play under the play to beat."""
+        for p in (0, 1):
+            if not any(hands[p]):
+                r.fail("hands", f"player {p}'s hand is empty while the game goes on")
+        if play is None and leader != player:
+            r.fail("leader", f"player {player} is to lead the trick, not player {leader}")
+        if play is not None and leader == player:
+            copies, lo, hi = play
+            if sum(trick) <= copies * (hi - lo + 1):
+                r.fail(
+                    "trick",
+                    f"player {player} led it and is to reply, so it holds an earlier play "
+                    "besides the play to beat",
+                )
+
+    def _load_deck(self, r: Reader, row: np.ndarray, p: int, deck: list[int]) -> None:
+        """p's deck from the top of its buffer, with the hidden-information bookkeeping."""
+        size = len(deck)
+        top = r.int(f"segment_rest[{p}]", 0, size, value=_history(r, "segment_rest", p, 0))
+        whole = [size - top] if size > top else []
+        segments = r.ints(f"segments[{p}]", 1, value=_history(r, "segments", p, whole))
+        if top + sum(segments) != size:
+            r.fail(
+                f"segments[{p}]",
+                f"the rest of the segment being drawn ({top}) and the segments {segments} "
+                f"make {top + sum(segments)} cards; the deck holds {size}",
+            )
+        each = 8 * int(k.scale(self.stage))  # every copy of a number
+        fresh = _history(r, "fresh", p, [0] * k.NUM_NUMBERS)
+        fresh = r.ints(f"fresh[{p}]", 0, each, length=k.NUM_NUMBERS, value=fresh)
+        pinned = r.ints(f"pinned[{p}]", 1, k.NUM_NUMBERS, value=_history(r, "pinned", p, []))
+        if pinned != sorted(set(pinned)):
+            r.fail(f"pinned[{p}]", f"{pinned}: numbers in increasing order, each once")
+        cap = int(row[k.CAP])
+        base = k.DECKS + p * cap
+        row[base : base + size] = deck
+        start = top
+        for n in segments:
+            row[base + start + 2 * cap] = n
+            start += n
+        row[k.HEAD + p] = 0
+        row[k.SIZE + p] = size
+        row[k.TOP_N + p] = top
+        left = k.TOP_LEFT + k.BOOK * p
+        row[left : left + k.NUM_NUMBERS] = np.bincount(deck[:top], minlength=9)[1:]
+        row[k.FRESH + k.BOOK * p :][: k.NUM_NUMBERS] = fresh
+        row[k.PINNED + p] = sum(1 << (v - 1) for v in pinned)
 
     def render(self, row: np.ndarray, seat: int) -> str:
         s = self.state_dict(row)

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
-from card_envs.core import combos, layout
+from card_envs.core import combos, layout, rng
 from card_envs.core.config import Option
 from card_envs.core.engine import Game
+from card_envs.core.loading import Reader
 from card_envs.core.scene import Scene
 from card_envs.games.surfosaurus import batched, search
 from card_envs.games.surfosaurus import engine as k
@@ -87,6 +90,74 @@ def _points_table(value) -> tuple[int, ...]:
     ):
         raise ValueError(f"must be 12 ints in 0..{MAX_POINTS}: the points of values 1..12")
     return tuple(int(p) for p in table)
+
+
+Card = tuple[int, int]  # (colour, value), as a state dict lists it
+ALL_CARDS = [tuple(card_of(c)) for c in range(k.NUM_CARDS)]
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What the number of cards played fixes in every game: the cards each seat holds, the
+    pile, the seats of the display's cards in order (-1 a dummy), the cards out of play, the
+    starting seat and the seat to act."""
+
+    hands: tuple[int, ...]
+    pile: int
+    display: tuple[int, ...]
+    out: int
+    start: int
+    player: int
+
+
+@lru_cache(maxsize=512)
+def shape_after(num_players: int, turns: int) -> Shape:
+    """The shape of a game after `turns` plays: the engine plays them on some deal (which
+    cards are played changes none of it)."""
+    row = Surfosaurus(num_players=num_players).new_row()
+    rng.seed_row(row, 0)
+    k.reset(row)
+    mask = np.zeros(k.NUM_CARDS, dtype=np.int8)
+    rewards = np.zeros(num_players, dtype=np.float32)
+    for _ in range(turns):
+        k.legal(row, mask)
+        k.step(row, int(mask.argmax()), rewards)
+    hands = row[k.HANDS : k.HANDS + num_players * k.HAND_SIZE].reshape(num_players, -1)
+    count = int(row[k.DISP_N])
+    return Shape(
+        hands=tuple(int(h) for h in (hands >= 0).sum(axis=1)),
+        pile=k.NUM_CARDS - int(row[k.DRAW]),
+        display=tuple(int(s) for s in row[k.DISP_SEAT : k.DISP_SEAT + count]),
+        out=int(row[k.OUT : k.OUT + k.NUM_CARDS].sum()),
+        start=int(row[k.START]),
+        player=int(row[layout.PLAYER]),
+    )
+
+
+def _card(r: Reader, key: str, item: Any) -> Card:
+    if not isinstance(item, (list, tuple)) or len(item) != 2:
+        r.fail(key, f"{item!r} is not a [colour, value] card")
+    colour = r.int(f"{key}[0]", 0, combos.NUM_COLOURS - 1, value=item[0])
+    return colour, r.int(f"{key}[1]", 1, combos.NUM_VALUES, value=item[1])
+
+
+def _cards(r: Reader, key: str, count: int, why: str, value: Any = None) -> list[Card]:
+    """A list of `count` cards (`why` says where the count comes from)."""
+    items = r.get(key) if value is None else value
+    if not isinstance(items, (list, tuple)):
+        r.fail(key, f"{items!r} is not a list of cards")
+    if len(items) != count:
+        r.fail(key, f"holds {len(items)} card(s); {why} {count}")
+    return [_card(r, f"{key}[{i}]", item) for i, item in enumerate(items)]
+
+
+def _sorted(r: Reader, key: str, cards: list[Card]) -> None:
+    if cards != sorted(cards):
+        r.fail(key, "list the cards in order (colour, then value), as state_dict does")
+
+
+def _ids(cards: Sequence[Card]) -> list[int]:
+    return [card_id(c, v) for c, v in cards]
 
 
 class Surfosaurus(Game):
@@ -174,11 +245,111 @@ class Surfosaurus(Game):
                 [*card_of(row[k.DISP_CARD + i]), int(row[k.DISP_SEAT + i])] for i in range(count)
             ],
             "out_of_play": [card_of(c) for c in np.flatnonzero(row[k.OUT : k.OUT + k.NUM_CARDS])],
+            "full_points": [int(row[k.FULL_PTS + p]) for p in range(n)],
+            # points of the cards scored half, at their full value: half of it is scored
+            "half_points2": [int(row[k.HALF2 + p]) for p in range(n)],
             "score2": [int(2 * row[k.FULL_PTS + p] + row[k.HALF2 + p]) for p in range(n)],
             "cards_collected": [int(row[k.COLLECTED + p]) for p in range(n)],
             "scores": [float(s) for s in scores],
             "done": bool(row[layout.STATUS] != layout.RUNNING),
         }
+
+    def load_fields(self, r: Reader, row: np.ndarray) -> None:
+        """The loaded row equals the original but in slots the engine never reads again: the
+        cards of a hand fill its first slots in order (a hand is a set to every kernel), the
+        deck slots between the removed cards and the pile (cards dealt or drawn long ago)
+        hold those cards in order, and display slots beyond the display are 0."""
+        n = self.num_players
+        status = int(row[layout.STATUS])
+        if status == layout.TRUNCATED:
+            r.fail("status", "Surfosaurus MAX games are never truncated")
+        rounds, plays = int(k.total_rounds(n)), n * int(k.plays_per_round(n))
+        done = r.int("round", 0, rounds)
+        play = r.int("play_in_round", 0, plays)  # a finished game stays at its last play
+        where = f"round {done}, play {play}"
+        if status == layout.TERMINATED and (done, play) != (rounds, plays):
+            r.fail("status", f"the game ends at round {rounds}, play {plays}, not at {where}")
+        if status == layout.RUNNING and done == rounds:
+            r.fail("status", f"all {rounds} rounds are played: 'terminated', not 'running'")
+        if status == layout.RUNNING and play == plays:
+            r.fail(
+                "play_in_round", f"{plays} plays end a round; a running game is at 0..{plays - 1}"
+            )
+        turns = done * plays + play if status == layout.RUNNING else rounds * plays
+        if row[layout.TURN] != turns:
+            r.fail("turn", f"{row[layout.TURN]}, but {where} is turn {turns}")
+        shape = shape_after(n, turns)
+        hands = [_cards(r, f"hands[{p}]", shape.hands[p], f"at this point seat {p} holds", h)
+                 for p, h in enumerate(r.per_seat("hands", n))]  # fmt: skip
+        for p in range(n):
+            _sorted(r, f"hands[{p}]", hands[p])
+        pile = _cards(r, "draw_pile", shape.pile, "at this point the pile holds")
+        removed = _cards(r, "removed", int(k.removed_cards(n)), f"{n} players set aside")
+        out = _cards(r, "out_of_play", shape.out, f"{done} finished round(s) put out of play")
+        _sorted(r, "out_of_play", out)
+        display = self._read_display(r, shape)
+        places = {"hands": [c for h in hands for c in h], "display": [c for c, _ in display]}
+        places |= {"draw_pile": pile, "removed": removed, "out_of_play": out}
+        r.partition(places, ALL_CARDS)
+        full, half2, collected = self._read_scores(r, out)
+        row[k.ROUND], row[k.PLAY], row[k.START] = done, play, shape.start
+        row[layout.PLAYER] = shape.player
+        gone = sorted(_ids(places["hands"] + places["display"] + out))  # dealt or drawn
+        row[k.DECK : k.DECK + k.NUM_CARDS] = _ids(removed) + gone + _ids(pile)
+        row[k.DRAW] = k.NUM_CARDS - len(pile)
+        for p in range(k.MAX_PLAYERS):
+            ids = _ids(hands[p]) if p < n else []
+            row[k.HANDS + p * k.HAND_SIZE :][: k.HAND_SIZE] = ids + [-1] * (k.HAND_SIZE - len(ids))
+        row[k.DISP_N] = len(display)
+        for i, (card, seat) in enumerate(display):
+            row[k.DISP_CARD + i], row[k.DISP_SEAT + i] = card_id(*card), seat
+        row[k.OUT : k.OUT + k.NUM_CARDS] = 0
+        row[k.OUT + np.array(_ids(out), dtype=np.int64)] = 1
+        for base, values in ((k.FULL_PTS, full), (k.HALF2, half2), (k.COLLECTED, collected)):
+            row[base : base + k.MAX_PLAYERS] = values + [0] * (k.MAX_PLAYERS - n)
+
+    def _read_display(self, r: Reader, shape: Shape) -> list[tuple[Card, int]]:
+        """This round's cards in play order with their seats, which the order of play fixes."""
+        items = r.get("display")
+        if not isinstance(items, (list, tuple)):
+            r.fail("display", f"{items!r} is not a list of [colour, value, seat]")
+        if len(items) != len(shape.display):
+            r.fail(
+                "display",
+                f"holds {len(items)} card(s); at this point it holds {len(shape.display)}",
+            )
+        out = []
+        for i, (item, seat) in enumerate(zip(items, shape.display, strict=True)):
+            if not isinstance(item, (list, tuple)) or len(item) != 3:
+                r.fail(f"display[{i}]", f"{item!r} is not a [colour, value, seat]")
+            given = r.int(f"display[{i}][2]", k.DUMMY, self.num_players - 1, value=item[2])
+            if given != seat:
+                who = "a dummy card" if seat == k.DUMMY else f"seat {seat}'s"
+                r.fail(f"display[{i}]", f"seat {given}, but card {i + 1} of the round is {who}")
+            out.append((_card(r, f"display[{i}]", item[:2]), seat))
+        return out
+
+    def _read_scores(self, r: Reader, out: list[Card]) -> tuple[list[int], list[int], list[int]]:
+        """Full and half points and cards collected: each seat's collected cards left play,
+        and each adds its points to the full or the half points, so a seat's two sums add up
+        to the points of some of its count of the cards out of play."""
+        n = self.num_players
+        full = r.ints("full_points", 0, length=n)
+        half2 = r.ints("half_points2", 0, length=n)
+        collected = r.ints("cards_collected", 0, length=n)
+        if sum(collected) > len(out):
+            r.fail("cards_collected", f"{sum(collected)} collected, but {len(out)} left play")
+        worth = sorted(self.config["points"][v - 1] for _, v in out)
+        for p in range(n):
+            c, got = collected[p], full[p] + half2[p]
+            low, high = sum(worth[:c]), sum(worth[len(worth) - c :])
+            if not low <= got <= high:
+                r.fail(
+                    "full_points",
+                    f"seat {p}'s full and half points add up to {got}, but {c} card(s) out of "
+                    f"play are worth {low}..{high} (half_points2 counts them at full value)",
+                )
+        return full, half2, collected
 
     def render(self, row: np.ndarray, seat: int) -> str:
         s = self.state_dict(row)
