@@ -272,8 +272,8 @@ def _check_cards(r: Reader, s: _Position) -> None:
     if not s.refilled and not 0 <= drawn <= most:
         r.fail(
             "draw_pile",
-            f"holds {len(s.draw)} cards, but without a refill it holds the {stock} the deal left "
-            f"but at most one a turn: {stock - most}..{stock} after {s.hand_turns} turn(s)",
+            f"holds {len(s.draw)} cards, but without a refill it is the {stock} cards the deal "
+            f"left, less at most one a turn: {stock - most}..{stock} after {s.hand_turns} turn(s)",
         )
 
 
