@@ -12,7 +12,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from reference_rummidrez import full_deck
+from reference_rummidrez import full_deck, group_is_valid
 
 from card_envs import make, make_vec
 from card_envs.core.loading import StateDictError
@@ -70,6 +70,24 @@ def test_melding_play_reloads_to_the_same_row(config):
         action = env.game.heuristic_actions(seen["observation"][None], seen["action_mask"][None])
         env.step(int(action[0]))
     assert env.state_dict()["winner"] is not None
+
+
+@pytest.mark.parametrize("ends", [False, True])
+def test_table_groups_are_checked_as_the_reference_reads_the_rules(ends):
+    """`solver.group_error`, which a loaded table's groups pass, agrees with the reference's
+    brute-force reading of a group on seeded groups near the grid's lines."""
+    rng = np.random.default_rng(int(ends))
+    for _ in range(20000):
+        size, figure_line = int(rng.integers(1, 11)), rng.random() < 0.5
+        f, n = int(rng.integers(6)), int(rng.integers(9))
+        line = [
+            f * 9 + min(8, n + i) if figure_line else min(5, f + i) * 9 + n for i in range(size)
+        ]
+        group = [
+            k.NEUTRAL if u < 0.3 else int(rng.integers(54)) if u > 0.95 else c
+            for c, u in zip(line, rng.random(size), strict=True)
+        ]
+        assert (group_error(group, ends) is None) == group_is_valid(group, ends), group
 
 
 # --- a hand-written position ------------------------------------------------------------------

@@ -112,6 +112,7 @@ class _Position:
 
 
 def _flags(r: Reader, key: str, n: int) -> list[bool]:
+    """One true or false per seat."""
     flags = r.per_seat(key, n)
     for q, v in enumerate(flags):
         if not isinstance(v, bool):
