@@ -125,6 +125,18 @@ class RummidrezSoloEnv(LegalSampling, gymnasium.Env):
             raise RuntimeError(f"{self.env_id}: call reset() before state_dict()")
         return self.game.state_dict(self._row)
 
+    def load_state_dict(self, state: dict, seed: int | None = None) -> tuple[np.ndarray, dict]:
+        """Continue from the position `state` (a `state_dict()`, maybe edited or written by
+        hand): it is checked as `Game.load_state_dict` says and refused whole (a
+        `StateDictError` naming the field) if anything is wrong. Without an `rng` key the
+        draws to come are seeded from `seed`. Returns the observation and info, as `reset`
+        does; a finished position leaves the episode over."""
+        row = self.game.load_state_dict(state, seed)
+        self._row[:] = row
+        self._started = True
+        self._over = row[layout.STATUS] != layout.RUNNING
+        return self._observe(), self._info()
+
     def render(self) -> str | np.ndarray | None:
         return render_row(self.game, self._row, SEAT, self.render_mode)
 

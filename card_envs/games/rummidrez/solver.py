@@ -984,6 +984,31 @@ def is_valid_table(counts, neutrals: int, neutral_at_ends: bool = False) -> bool
     return bool(table_valid(arr, _check_neutrals(neutrals, "neutrals"), bool(neutral_at_ends)))
 
 
+def group_error(group: list[int], neutral_at_ends: bool = False) -> str | None:
+    """Why the card ids `group` (in run order, 54 in a neutral's place, as `table_partition`
+    writes a group) are not one group by the rules, or None when they are. `is_valid_table`
+    asks whether cards split into groups; a position written by hand names its groups, and
+    this says which one is wrong and why."""
+    if len(group) < 3:
+        return "a group has at least 3 cards"
+    real = [(i, c) for i, c in enumerate(group) if c != NEUTRAL]
+    if not real:
+        return "a group of neutrals alone is no group"
+    if not neutral_at_ends and NEUTRAL in (group[0], group[-1]):
+        return "a neutral stands only between two cards of its group (neutral_at_ends=False)"
+    cells = [divmod(c, NUM_NUMBERS) for _, c in real]  # (figure, number - 1)
+    # a figure group runs along the numbers (cell[1]), a colour group along the figures
+    for along, size in ((1, NUM_NUMBERS), (0, NUM_FIGURES)):
+        fixed = {cell[1 - along] for cell in cells}
+        first = {cell[along] - i for (i, _), cell in zip(real, cells, strict=True)}
+        if len(fixed) == 1 and len(first) == 1 and 0 <= min(first) <= size - len(group):
+            return None
+    return (
+        "not one figure with consecutive numbers nor one number with consecutive figures, "
+        "from low to high along the run and within the grid"
+    )
+
+
 def _decode(trace: np.ndarray, neutrals: int, ends: bool, orient: int) -> list[list[int]]:
     """Replay a partition trace with concrete groups, place the end neutrals, and undo the
     orientation the trace was made in."""
