@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from agents import make_agent
-from card_envs import make, make_vec
+from card_envs import make, make_vec, positions
 from card_envs.core.loading import StateDictError
 from card_envs.games.double_or_nothing import engine as k
 from card_envs.games.double_or_nothing.spec import DoubleOrNothing
@@ -48,22 +48,7 @@ def hand_written() -> dict:
     """Stage 1 (8 copies of each number), hand 3. Player 1 led two 5s and two 6s; player 0,
     to reply, holds three 7s and three 8s; player 1 holds two 1s and a 2 and has only 5 cards
     left in its deck. The hidden-information bookkeeping is left out (no history)."""
-    return {
-        "env_id": ENV_ID,
-        "config": dict(STAGE_1),
-        "status": "running",
-        "turn": 30,
-        "current_player": 0,
-        "hands": [[0, 0, 0, 0, 0, 0, 3, 3], [2, 1, 0, 0, 0, 0, 0, 0]],
-        "decks": [
-            [2, 8] + [1] * 5 + [2] * 6 + [3] * 6 + [4] * 6 + [5] * 6 + [6] * 6 + [7] * 5 + [8] * 4,
-            [3, 4, 3, 4, 1],
-        ],
-        "current_play": [2, 5, 6],
-        "trick": [0, 0, 0, 0, 2, 2, 0, 0],
-        "leader": 1,
-        "hands_played": 2,
-    }
+    return copy.deepcopy(positions.load("double_or_nothing/beat-a-double-run").state)
 
 
 def loaded(d: dict | None = None):

@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from card_envs import make, make_vec
+from card_envs import make, make_vec, positions
 from card_envs.core.loading import StateDictError
 from card_envs.games.no_thanks.engine import NO_THANKS, TAKE
 from card_envs.testing import checks
@@ -26,25 +26,7 @@ def test_load_state_dict_continues_identically(config):
 
 def hand_written() -> dict:
     """Three players near the end: 33 on offer with 4 tokens; 35 the last card to come."""
-    removed = [3, 4, 5, 6, 7, 8, 9, 10, 11]
-    cards = [
-        [12, 13, 14, 15, 16, 17, 18],
-        [19, 20, 21, 22, 23, 24, 25, 26],
-        [27, 28, 29, 30, 31, 32, 34],
-    ]
-    return {
-        "env_id": "no_thanks_v0",
-        "config": {"num_players": 3, "public_tokens": False, "reward": "win"},
-        "status": "running",
-        "turn": 60,
-        "current_player": 1,
-        "current_card": 33,
-        "pot": 4,
-        "tokens": [10, 0, 19],
-        "cards": cards,
-        "deck": [35],
-        "removed": removed,
-    }
+    return copy.deepcopy(positions.load("no_thanks/two-cards-left").state)
 
 
 def test_a_hand_written_position_plays_by_the_rules():

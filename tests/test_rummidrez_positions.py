@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from reference_rummidrez import full_deck, group_is_valid
 
-from card_envs import make, make_vec
+from card_envs import make, make_vec, positions
 from card_envs.core.loading import StateDictError
 from card_envs.games.rummidrez import RummidrezSolo
 from card_envs.games.rummidrez import engine as k
@@ -109,30 +109,7 @@ def hand_written() -> dict:
     """A match of two, both seats opened, seat 0 (10 points, the last hand's winner) to draw
     in the 41st turn of this hand. The draw pile's top is Joker 9; the cards named nowhere
     lie in id order, 48 under Joker 9, the last 40 on the discard pile (one a turn)."""
-    rest = rest_of_deck(*TABLE, *HANDS, C("J9"))
-    return {
-        "env_id": "rummidrez_v0",
-        "config": dict(CONFIG),
-        "status": "running",
-        "turn": 200,
-        "num_players": 2,
-        "current_player": 0,
-        "phase": "draw",
-        "hands": HANDS,
-        "table": TABLE,
-        "placed": [],
-        "draw_pile": C("J9") + rest[:48],
-        "discard_pile": rest[48:],
-        "known": [[], C("N")],
-        "opened": [True, True],
-        "points": [10, 3],
-        "hand_turns": 40,
-        "placements": 0,
-        "taken": [],
-        "first_player": 0,
-        "refilled": False,
-        "winner": 0,
-    }
+    return copy.deepcopy(positions.load("rummidrez/match-draw-turn-41").state)
 
 
 def legal(env) -> list[int]:

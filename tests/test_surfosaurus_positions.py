@@ -10,7 +10,7 @@ import json
 import numpy as np
 import pytest
 
-from card_envs import make, make_vec
+from card_envs import make, make_vec, positions
 from card_envs.core.loading import StateDictError
 from card_envs.games.surfosaurus import engine as k
 from card_envs.games.surfosaurus.spec import DEFAULT_POINTS, Surfosaurus, card_id
@@ -61,24 +61,7 @@ DISPLAY = [[0, 9, 0], [1, 10, 1], [2, 12, -1], [3, 11, 0], [4, 12, 1], [5, 1, -1
 def hand_written() -> dict:
     """Two players, the last play of round 0: seat 1 to play. The cards nobody has seen are
     the others in order: 24 set aside, then the pile."""
-    shown = [[c, v] for h in HANDS for c, v in h] + [[c, v] for c, v, _ in DISPLAY]
-    rest = [[c, v] for c in range(7) for v in range(1, 13) if [c, v] not in shown]
-    return {
-        "env_id": ENV_ID,
-        "config": copy.deepcopy(CONFIG),
-        "status": "running",
-        "turn": 5,
-        "round": 0,
-        "play_in_round": 5,
-        "hands": copy.deepcopy(HANDS),
-        "draw_pile": rest[24:],
-        "removed": rest[:24],
-        "display": copy.deepcopy(DISPLAY),
-        "out_of_play": [],
-        "full_points": [0, 0],
-        "half_points2": [0, 0],
-        "cards_collected": [0, 0],
-    }
+    return copy.deepcopy(positions.load("surfosaurus_max/last-play-of-round-0").state)
 
 
 def loaded(d: dict | None = None, **config):
