@@ -105,14 +105,20 @@ class CardEnv(AECEnv):
         if seed is None and not self._seeded:
             seed = secrets.randbits(63)
         self.game.reset_row(self._row, seed)
-        self._seeded = True
-        self._started = True
+        self._start()
+
+    def _start(self) -> None:
+        """Every agent in play with nothing yet received, from the position in the row."""
+        self._seeded = self._started = True
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
+        status = self._row[layout.STATUS]
+        if status != layout.RUNNING:  # a finished position (load_state_dict)
+            self._finish(status)
         self.agent_selection = self.possible_agents[self._row[layout.PLAYER]]
         self._kernels.legal_kernel(self._row, self._mask)
 
@@ -207,20 +213,8 @@ class CardEnv(AECEnv):
         hand): it is checked as `Game.load_state_dict` says, and refused whole if anything is
         wrong. Without an `rng` key the chance to come is seeded from `seed`. Rewards start
         at 0; a finished position leaves every agent done, with its score and win."""
-        row = self.game.load_state_dict(state, seed)
-        self._row[:] = row
-        self._seeded = self._started = True
-        self.agents = list(self.possible_agents)
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
-        status = row[layout.STATUS]
-        if status != layout.RUNNING:
-            self._finish(status)
-        self.agent_selection = self.possible_agents[row[layout.PLAYER]]
-        self._kernels.legal_kernel(self._row, self._mask)
+        self._row[:] = self.game.load_state_dict(state, seed)
+        self._start()
 
     def describe_action(self, action: Any, seat: str | None = None) -> str:
         """`action` of the agent to act, in words and in its context ("take 23 (4 tokens)");

@@ -321,6 +321,23 @@ def _same_position(env: CardEnv, twin: CardEnv, where: str) -> None:
     assert twin.terminations == env.terminations and twin.truncations == env.truncations, where
 
 
+def check_refused(env: CardEnv, state: Any, message: str) -> None:
+    """`env.load_state_dict(state)` raises a `StateDictError` matching the regex `message`,
+    and leaves the env as it was (a bad dict is refused whole)."""
+    import re
+
+    from card_envs.core.loading import StateDictError
+
+    before = env.state_dict()
+    try:
+        env.load_state_dict(state)
+    except StateDictError as err:
+        assert re.search(message, str(err)), f"{err} does not match {message!r}"
+    else:
+        raise AssertionError(f"load_state_dict accepted a dict that should fail with {message!r}")
+    assert env.state_dict() == before, "a refused dict changed the env"
+
+
 def check_load_state_dict(env_id: str, config: Config, seed: int = 17, horizon: int = 40):
     """`load_state_dict` is the inverse of `state_dict`: at positions of random games and at
     their ends, an env loaded with the dict's JSON (after a reset to another deal) shows the
