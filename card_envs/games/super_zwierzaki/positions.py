@@ -191,10 +191,19 @@ def read_names(r: Reader, key: str, codes: tuple[str, ...]) -> int:
     return mask
 
 
+def read_sorted(r: Reader, key: str, high: int, value: Any = None, distinct: bool = False):
+    """A list of ints in 0..high in increasing order (a set or a multiset: the dict's one
+    way of writing it)."""
+    items = r.ints(key, 0, high, value=value)
+    if items != sorted(set(items) if distinct else items):
+        r.fail(key, f"{items}: list {'distinct ' * distinct}items in increasing order")
+    return items
+
+
 def read_cards(r: Reader, key: str, n: int) -> list[list[int]]:
     """A list of kinds per seat."""
     seats = r.per_seat(key, n)
-    return [r.ints(f"{key}[{p}]", 0, k.NUM_KINDS - 1, value=v) for p, v in enumerate(seats)]
+    return [read_sorted(r, f"{key}[{p}]", k.NUM_KINDS - 1, value=v) for p, v in enumerate(seats)]
 
 
 @dataclass
@@ -267,6 +276,8 @@ def read(game: SuperZwierzaki, r: Reader, status: int) -> Position:
     demand_by, last_named = read_demand(r, n, counters[k.C_DEMAND] > 0)
     winner = r.get("winner")
     stack, taken = read_decisions(r, n)
+    if running != bool(stack):
+        r.fail("decisions", "a running game has a decision pending, a finished one none")
     return Position(
         status=status,
         hands=hands,
@@ -284,11 +295,11 @@ def read(game: SuperZwierzaki, r: Reader, status: int) -> Position:
         effects=read_effects(r, n),
         stack=stack,
         taken=taken,
-        win_rounds=sorted(set(r.ints("win_rounds", 0, n - 1))),
+        win_rounds=read_sorted(r, "win_rounds", n - 1, distinct=True),
         winner=-1 if winner is None else r.int("winner", 0, n - 1),
         turns=r.int("turns", 0, game.config["max_turns"]),
         # while the game runs the seat to act is the top decision's (compared afterwards)
-        player=stack[-1][1] if running and stack else r.int("current_player", 0, n - 1),
+        player=stack[-1][1] if running else r.int("current_player", 0, n - 1),
         reshuffled=r.bool("reshuffled"),
         fixed=read_cards(r, "fixed", n),
         late=read_cards(r, "late", n),
@@ -334,11 +345,11 @@ def read_duel(r: Reader, n: int) -> tuple[int, int, int] | None:
     e = Entry(r, "duel", duel)
     fn = e.choice("kind", ("Oth", "Giv"))
     points = e.int("points", 1, DUEL_HIGH)
-    folded = e.ints("folded", 0, n - 1)
+    folded = read_sorted(e, "folded", n - 1, distinct=True)
     e.done()
-    if len(set(folded)) > n - 2:
-        e.fail("folded", f"{sorted(set(folded))}: a duel ends when one seat is left")
-    return (k.F_OTH, k.F_GIV)[fn], points, sum(1 << p for p in set(folded))
+    if len(folded) > n - 2:
+        e.fail("folded", f"{folded}: a duel ends when one seat is left")
+    return (k.F_OTH, k.F_GIV)[fn], points, sum(1 << p for p in folded)
 
 
 def read_effects(r: Reader, n: int) -> list[tuple[int, int, int, int]]:
@@ -439,9 +450,6 @@ def check_table(r: Reader, pos: Position) -> None:
 def check_stack(game: SuperZwierzaki, r: Reader, pos: Position) -> None:
     """At most one decision under the calls, which take the order of play from the turn's
     seat; the decision fits the table (whose turn, the queue, the duel, the win rounds)."""
-    running = pos.status == layout.RUNNING
-    if running != bool(pos.stack):
-        r.fail("decisions", "a running game has a decision pending, a finished one none")
     calls = [i for i, e in enumerate(pos.stack) if e[0] == k.D_CALL]
     below = len(pos.stack) - len(calls)
     if below > 1 or calls != list(range(below, len(pos.stack))):
@@ -462,7 +470,7 @@ def check_stack(game: SuperZwierzaki, r: Reader, pos: Position) -> None:
     what = -1 if base is None else base[0]
     if pos.effects and (what in BEFORE_PLAY or (what == k.D_REACT and base[2] == k.W_WIN)):
         r.fail("effects", f"no effect is queued while a {k.DECISION_NAMES[what]} is pending")
-    if pos.win_rounds and running:
+    if pos.win_rounds and pos.status == layout.RUNNING:
         if pos.effects or pos.duel is not None or what not in (-1, k.D_REACT):
             r.fail("win_rounds", "a turn's end comes when its effects and duel are over")
     draws = [e for e in pos.effects if e[0] == k.E_OTH_DRAW]
