@@ -260,6 +260,8 @@ def load_fields(game: SuperZwierzaki, r: Reader, row: np.ndarray) -> None:
 
 
 def read(game: SuperZwierzaki, r: Reader, status: int) -> Position:
+    """Every primary field, each checked on its own (ranges, lengths, names), and the cards
+    partitioned."""
     n = game.num_players
     running = status == layout.RUNNING
     hands = read_cards(r, "hands", n)
