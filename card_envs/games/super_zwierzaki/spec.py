@@ -8,29 +8,17 @@ import numpy as np
 from card_envs.core import layout
 from card_envs.core.config import Option
 from card_envs.core.engine import Game
+from card_envs.core.loading import Reader
 from card_envs.core.scene import Scene
-from card_envs.games.super_zwierzaki import batched, search, table
+from card_envs.games.super_zwierzaki import batched, positions, search, table
 from card_envs.games.super_zwierzaki import engine as k
-from card_envs.games.super_zwierzaki.deck import CLASSES, COLOURS, FUNCTIONS, KINDS
+from card_envs.games.super_zwierzaki.deck import COLOURS, KINDS
 from card_envs.games.super_zwierzaki.describe import card_label, describe
 from card_envs.games.super_zwierzaki.heuristic import heuristic_actions
+from card_envs.games.super_zwierzaki.positions import PICK_PURPOSES, SEAT_PURPOSES, WINDOWS
 
-COUNTER_NAMES = ("red", "orc", "green", "demand")
-SEAT_PURPOSES = ("give_to", "nine_to", "war_a", "war_b", "war2_giver", "war2_receiver", "war2_hand")
-PICK_PURPOSES = ("discard", "give", "keep")
-WINDOWS = ("play", "win", "nine")
-EFFECTS = (
-    "add", "colour", "name", "reverse", "zero_red", "reset", "duel",
-    "discard", "give", "keep_one", "war", "war2", "oth_draw", "nine_give",
-)  # fmt: skip
-
-
-def _copies_of(function: str) -> int:
-    return sum(kind.copies for kind in KINDS if kind.function == function)
-
-
-def _names(mask: int, codes: tuple[str, ...]) -> list[str]:
-    return [c for i, c in enumerate(codes) if mask >> i & 1]
+# the names the state dict uses, kept importable from here
+__all__ = ["PICK_PURPOSES", "SEAT_PURPOSES", "WINDOWS", "SuperZwierzaki"]
 
 
 class SuperZwierzaki(Game):
@@ -89,97 +77,26 @@ class SuperZwierzaki(Game):
         sl = k.obs_slices(n)
         high = np.ones(self.obs_size, dtype=np.float32)
         copies = np.array([kind.copies for kind in KINDS], dtype=np.float32)
-        red = _copies_of("Red")
-        counters = [2 * red, 3 * _copies_of("Orc"), _copies_of("Stp"), _copies_of("Dem")]
-        duel = max(_copies_of("Oth"), _copies_of("Giv")) + 2 * red
         for name, value in (
             ("hand", copies),
             ("played", copies),
-            ("counters", counters),
+            ("counters", positions.COUNTER_HIGH),
             ("hand_sizes", k.NUM_CARDS),
-            ("lost", _copies_of("Stp")),
+            ("lost", positions.LOST_HIGH),
             ("order", n - 1),
             ("left", k.NUM_CARDS),
             ("piles", k.NUM_CARDS),
         ):
             start, size = sl[name]
             high[start : start + size] = value
-        high[sl["duel"][0] + 3] = duel
+        high[sl["duel"][0] + 3] = positions.DUEL_HIGH
         return np.zeros(self.obs_size, dtype=np.float32), high
 
-    def _decision(self, row: np.ndarray) -> dict | None:
-        if row[layout.STATUS] != layout.RUNNING:
-            return None
-        what, seat, a, b, c, d = (int(x) for x in k._top(row))
-        out: dict = {"what": k.DECISION_NAMES[what], "seat": seat}
-        if what in (k.D_COPIES, k.D_DRAWN):
-            out["kind"] = a
-        elif what == k.D_SEAT:
-            out["purpose"] = SEAT_PURPOSES[a]
-            if a == k.S_GIVE:
-                out["count"] = b
-            elif a in (k.S_WAR_B, k.S_WAR2_RECEIVER, k.S_WAR2_HAND):
-                out["first" if a == k.S_WAR_B else "giver"] = b
-            if a == k.S_WAR2_HAND:
-                out["receiver"] = c
-                out["taken"] = [int(x) for x in row[k.PERM : k.PERM + d]]
-        elif what == k.D_PICK:
-            out.update(purpose=PICK_PURPOSES[a], left=b)
-            if a != k.P_DISCARD:
-                out["to"] = c
-        elif what == k.D_NINE:
-            out["colours_laid"] = _names(a, COLOURS)
-        elif what == k.D_REACT:
-            out.update(window=WINDOWS[a], of=b, asked=c)
-        return out
-
     def fields(self, row: np.ndarray) -> dict:
-        n = self.num_players
-        hands = []
-        for p in range(n):
-            counts = row[k.HANDS + p * k.NUM_KINDS : k.HANDS + (p + 1) * k.NUM_KINDS]
-            hands.append([int(kind) for kind in np.repeat(np.arange(k.NUM_KINDS), counts)])
-        draw = row[k.DRAW_PILE : k.DRAW_PILE + row[k.DRAW_N]]
-        head, count = int(row[k.QUEUE_HEAD]), int(row[k.QUEUE_N])
-        effects = []
-        for i in range(head, head + count):
-            code, seat, a, b = (
-                int(x) for x in row[k.QUEUE + i * k.E_WIDTH : k.QUEUE + (i + 1) * k.E_WIDTH]
-            )
-            effects.append({"effect": EFFECTS[code], "seat": seat, "a": a, "b": b})
-        duel = None
-        if row[k.DUEL_ON]:
-            duel = {
-                "kind": FUNCTIONS[int(row[k.DUEL_FN]) - 1],
-                "points": int(row[k.DUEL_POINTS]),
-                "folded": [p for p in range(n) if row[k.DUEL_FOLDED] >> p & 1],
-            }
-        demand = None
-        if row[k.COUNTERS + k.C_DEMAND]:
-            demand = {"kind": int(row[k.DEMAND_KIND]), "by": int(row[k.DEMAND_BY])}
-        winner = int(row[k.WINNER])
-        return {
-            "num_players": n,
-            "current_player": int(row[layout.PLAYER]),
-            "phase": self._decision(row),
-            "hands": hands,
-            "draw_pile": [int(x) for x in draw[::-1]],  # the next card drawn first
-            "discard_pile": [
-                int(x) for x in row[k.DISCARD_PILE : k.DISCARD_PILE + row[k.DISCARD_N]]
-            ],
-            "given_colours": _names(int(row[k.GIVEN_COLOURS]), COLOURS),
-            "given_classes": _names(int(row[k.GIVEN_CLASSES]), CLASSES),
-            "counters": {c: int(row[k.COUNTERS + i]) for i, c in enumerate(COUNTER_NAMES)},
-            "demand": demand,
-            "numbers": [int(x) for x in row[k.NUMBERS : k.NUMBERS + n]],
-            "turn_seat": int(row[k.TURN_SEAT]),
-            "lost_turns": [int(x) for x in row[k.LOST : k.LOST + n]],
-            "duel": duel,
-            "effects": effects,
-            "turns": int(row[k.TURNS]),
-            "winner": winner if winner >= 0 and row[layout.STATUS] == layout.TERMINATED else None,
-            "done": bool(row[layout.STATUS] != layout.RUNNING),
-        }
+        return positions.fields(self, row)
+
+    def load_fields(self, r: Reader, row: np.ndarray) -> None:
+        positions.load_fields(self, r, row)
 
     def render(self, row: np.ndarray, seat: int) -> str:
         s = self.state_dict(row)

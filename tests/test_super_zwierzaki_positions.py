@@ -1,0 +1,272 @@
+"""Super Zwierzaki positions: `load_state_dict` round trips, a hand-written Oth duel plays on
+as the rules say, and every kind of bad dict is refused with the field named."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections import Counter
+
+import numpy as np
+import pytest
+from helpers_super_zwierzaki import (
+    ALIGATOR,
+    CZAPLA,
+    GRIZZLY,
+    KANGUR,
+    KOALA,
+    MAMBA,
+    OTH,
+    RED2,
+    SOKOL,
+    TYGRYS,
+    ZAJAC,
+    kind,
+)
+
+from card_envs import make, make_vec
+from card_envs.core.loading import StateDictError
+from card_envs.games.super_zwierzaki import deck
+from card_envs.games.super_zwierzaki.engine import KIND, PASS
+from card_envs.testing import checks
+
+SZ = "super_zwierzaki_v0"
+SZYMPANS = kind("Szympans")  # DB mky, Oth
+CONFIG = {"num_players": 3, "explicit_call": False, "skip_forced": False}
+CONFIG |= {"play_drawn": False, "max_turns": 1000}
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"num_players": 2},
+        {"num_players": 3},
+        {"num_players": 12, "max_turns": 300},
+        {"num_players": 3, "explicit_call": True},
+        {"num_players": 3, "skip_forced": True},
+        {"num_players": 3, "play_drawn": True},
+    ],
+    ids=str,
+)
+def test_load_state_dict_continues_identically(config):
+    checks.check_load_state_dict(SZ, config)
+
+
+HEAD = [ZAJAC, SOKOL, GRIZZLY, KANGUR, CZAPLA, TYGRYS, KOALA, MAMBA]  # the next 8 draws
+HANDS = [sorted([RED2, MAMBA, KOALA]), [ALIGATOR, GRIZZLY], [SZYMPANS, TYGRYS, CZAPLA]]
+DISCARD = [KANGUR, OTH]
+
+
+def rest_of_deck(*places: list[int]) -> list[int]:
+    """The cards of the deck not in `places`, sorted."""
+    deck_cards = Counter({kind.id: kind.copies for kind in deck.KINDS})
+    return sorted((deck_cards - Counter(c for place in places for c in place)).elements())
+
+
+def hand_written() -> dict:
+    """Three seats, numbered in seat order. Seat 0 played an Orangutan (Oth) on its turn,
+    no one stopped it, so the duel is on at 1 point and seat 0, which caused it, moves first.
+    Seat 1 holds no duel card; seat 2 a Szympans (Oth)."""
+    oth = deck.KINDS[OTH]
+    return {
+        "env_id": SZ,
+        "config": dict(CONFIG),
+        "status": "running",
+        "turn": 20,
+        "decisions": [{"what": "duel", "seat": 0}],
+        "hands": copy.deepcopy(HANDS),
+        "draw_pile": HEAD + rest_of_deck(HEAD, *HANDS, DISCARD),
+        "discard_pile": list(DISCARD),
+        "given_colours": [oth.colour],
+        "given_classes": [oth.klass],
+        "counters": {"red": 0, "orc": 0, "green": 0, "demand": 0},
+        "demand": None,
+        "last_named": -1,
+        "numbers": [0, 1, 2],
+        "turn_seat": 0,
+        "lost_turns": [0, 0, 0],
+        "duel": {"kind": "Oth", "points": 1, "folded": []},
+        "effects": [],
+        "win_rounds": [],
+        "turns": 7,
+        "winner": None,
+        "reshuffled": False,
+        "fixed": [[], [], []],
+        "late": [[], [], []],
+    }
+
+
+def legal(env) -> list[int]:
+    return np.flatnonzero(env.observe(env.agent_selection)["action_mask"]).tolist()
+
+
+def test_a_hand_written_oth_duel_plays_by_the_rules():
+    env = make(SZ, num_players=3)
+    env.reset(seed=1)
+    env.load_state_dict(hand_written(), seed=0)
+    assert env.agent_selection == "player_0"
+    assert legal(env) == [KIND + RED2, PASS]  # a Red is a duel card; Mamba and Koala are not
+    env.step(KIND + RED2)  # a Red: +2, the duel at 3 points
+    s = env.state_dict()
+    assert s["duel"] == {"kind": "Oth", "points": 3, "folded": []}
+    assert s["given_colours"] == ["R"] and s["phase"] == {"what": "duel", "seat": 1}
+    assert legal(env) == [PASS]  # seat 1 has no duel card: it can only fold
+    env.step(PASS)
+    assert legal(env) == [KIND + SZYMPANS, PASS]  # seat 2: an Oth in an Oth duel
+    env.step(KIND + SZYMPANS)  # +1: 4 points; seat 1 has folded, so seat 0 moves
+    assert env.state_dict()["phase"] == {"what": "duel", "seat": 0}
+    assert legal(env) == [PASS]
+    env.step(PASS)  # only seat 2 is left: it wins, and the others draw 4 each, seat 0 first
+    s = env.state_dict()
+    assert s["duel"] is None and s["effects"] == []
+    assert s["hands"] == [
+        sorted([MAMBA, KOALA, *HEAD[:4]]),
+        sorted([ALIGATOR, GRIZZLY, *HEAD[4:]]),
+        sorted([TYGRYS, CZAPLA]),
+    ]
+    assert s["discard_pile"] == [*DISCARD, RED2, SZYMPANS]
+    assert s["given_colours"] == ["DB"] and s["given_classes"] == ["mky"]
+    # the turn of seat 0, which caused the duel, is over: seat 1's turn, the 9th
+    assert s["phase"] == {"what": "turn", "seat": 1} and s["turns"] == 8
+    assert env.rewards == {f"player_{p}": 0.0 for p in range(3)}
+
+
+def test_the_batched_env_takes_a_position_per_instance():
+    venv = make_vec(SZ, 3, seed=0, num_players=3)
+    venv.reset()
+    before = venv.state_dict(0)
+    venv.set_state(1, hand_written())
+    assert venv.current_player[1] == 0
+    assert np.flatnonzero(venv.action_masks[1]).tolist() == [KIND + RED2, PASS]
+    assert venv.state_dict(0) == before  # the other instances are untouched
+    actions = [int(np.flatnonzero(venv.action_masks[i])[0]) for i in range(3)]
+    venv.step(np.array(actions))
+    assert venv.state_dict(1)["duel"]["points"] == 3 and venv.current_player[1] == 1
+    over = make(SZ, num_players=3, max_turns=1)
+    over.reset(seed=2)
+    while not any(over.truncations.values()):
+        over.step(legal(over)[0])
+    end = over.state_dict()
+    assert end["status"] == "truncated" and end["turns"] == 1
+    short = make_vec(SZ, 1, seed=0, num_players=3, max_turns=1)
+    short.reset()
+    with pytest.raises(ValueError, match="the position is finished .truncated.; batched"):
+        short.set_state(0, end)
+
+
+def edit(change) -> dict:
+    d = hand_written()
+    change(d)
+    return d
+
+
+def setitem(key, value):
+    return lambda d: d.update({key: value})
+
+
+BAD = [
+    # the header and the keys
+    (lambda d: d.pop("reshuffled"), "reshuffled: missing"),
+    (setitem("extra", 1), r"extra: unknown key; a state dict of super_zwierzaki_v0 has \["),
+    (lambda d: d["config"].update(explicit_call=True), "config: option explicit_call=True, but"),
+    # cards
+    (lambda d: d["hands"][0].insert(0, MAMBA), r"every card must be in exactly one place: too ma"),
+    (lambda d: d["hands"][1].remove(GRIZZLY), rf"missing \[{GRIZZLY}\]"),
+    (lambda d: d["hands"][2].append(116), r"hands\[2\]\[3\]: 116 is not in 0\.\.115"),
+    (lambda d: d["hands"].pop(), "hands: must be a list of 3 items, one per seat"),
+    (lambda d: d["hands"][0].reverse(), r"hands\[0\]: \[34, 18, 0\]: list items in increasing"),
+    (lambda d: d["discard_pile"].clear(), "every card must be in exactly one place"),
+    (setitem("draw_pile", "none"), "draw_pile: 'none' is not a list"),
+    # the table
+    (setitem("numbers", [0, 1]), r"numbers: has 2 items, not 3"),
+    (setitem("numbers", [0, 1, 1]), r"numbers: \[0, 1, 1\] is not an order of play"),
+    (setitem("lost_turns", [0, -1, 0]), r"lost_turns\[1\]: -1 is not in 0\.\.15"),
+    (setitem("given_colours", ["R"]), r"given_colours: are not those of the top card \(kind 36\)"),
+    (setitem("given_colours", ["DB", "DB"]), "given_colours: 'DB' is there twice"),
+    (setitem("given_classes", ["xyz"]), r"given_classes\[0\]: 'xyz' is not one of"),
+    (lambda d: d["counters"].update(red=3), "counters.red: 3 is not a multiple of 2"),
+    (lambda d: d["counters"].update(red=2, green=1), "counters: at most one of them is above"),
+    (lambda d: d["counters"].update(purple=1), "counters.purple: unknown key"),
+    (lambda d: d["counters"].update(demand=1), "demand: a demand .kind and by. is given exactly"),
+    (setitem("last_named", RED2), f"last_named: kind {RED2} has a function"),
+    (setitem("turn_seat", 3), r"turn_seat: 3 is not in 0\.\.2"),
+    (setitem("turns", 1001), r"turns: 1001 is not in 0\.\.1000"),
+    (setitem("winner", 2), "winner: there is a winner exactly when the game is terminated"),
+    # the pending decision and its player
+    (setitem("decisions", []), "decisions: a running game has a decision pending"),
+    (setitem("decisions", [{"what": "bid", "seat": 0}]), r"decisions\[0\].what: 'bid' is not"),
+    (setitem("decisions", [{"what": "duel", "seat": 0, "kind": 1}]), r"\[0\].kind: unknown key"),
+    (setitem("decisions", [{"what": "duel"}]), r"decisions\[0\].seat: missing"),
+    (
+        lambda d: d.update(decisions=[{"what": "turn", "seat": 1}], duel=None),
+        r"decisions\[0\].seat: 1: a turn is the turn's seat's",
+    ),
+    (setitem("decisions", [{"what": "turn", "seat": 0}]), "no duel is on before the turn's play"),
+    (setitem("duel", None), "duel: a duel is on exactly while a duel move is pending"),
+    (lambda d: d["duel"].update(folded=[0]), r"decisions\[0\].seat: seat 0 has folded"),
+    (lambda d: d["duel"].update(folded=[1, 2]), r"duel.folded: \[1, 2\]: a duel ends when"),
+    (lambda d: d["duel"].update(folded=[1, 1]), r"duel.folded: \[1, 1\]: list distinct items"),
+    (lambda d: d["duel"].update(kind="Red"), r"duel.kind: 'Red' is not one of \['Oth', 'Giv'\]"),
+    (lambda d: d["duel"].update(points=0), r"duel.points: 0 is not in 1\.\.130"),
+    (
+        lambda d: d["decisions"].append({"what": "call", "seat": 1}),
+        r"decisions\[1\]: calls are asked only with explicit_call",
+    ),
+    (
+        lambda d: d.update(decisions=[{"what": "drawn", "seat": 0, "kind": MAMBA}], duel=None),
+        r"decisions\[0\].what: a drawn card is a decision only with play_drawn",
+    ),
+    (
+        setitem("decisions", [{"what": "react", "seat": 2, "window": "play", "of": 0, "asked": 1}]),
+        r"decisions\[0\].seat: 2 is not 1 place\(s\) after seat 0",
+    ),
+    (
+        setitem("decisions", [{"what": "pick", "seat": 0, "purpose": "give", "left": 1, "to": 0}]),
+        r"decisions\[0\].to: is the deciding seat 0",
+    ),
+    # the effect queue
+    (setitem("effects", [{"effect": "explode", "seat": 0, "a": 0, "b": 0}]), "'explode' is not"),
+    (setitem("effects", [{"effect": "add", "seat": 0, "a": 0, "b": 3}]), r"\[0\].b: 3 is not a"),
+    (setitem("effects", [{"effect": "war", "seat": 0, "a": 1, "b": 0}]), r"\[0\].a: 1 is not in"),
+    (setitem("effects", [{"effect": "war", "seat": 1, "a": 0, "b": 0}]), r"\[0\].seat: 1: a play"),
+    (setitem("effects", [{"effect": "war", "seat": 0}]), r"effects\[0\].a: missing"),
+    # what others know of a hand
+    (lambda d: d["fixed"].__setitem__(0, [GRIZZLY]), r"fixed\[0\]: with late\[0\] holds cards"),
+    (lambda d: d["late"].__setitem__(1, [GRIZZLY]), r"late\[1\]: cards are late .* only after"),
+    # derived fields that contradict the position
+    (setitem("phase", {"what": "duel", "seat": 2}), "phase: is .*, but the position implies"),
+    (setitem("current_player", 1), "current_player: is 1, but the position implies 0"),
+    (setitem("done", True), "done: is True, but the position implies False"),
+    (setitem("num_players", 4), "num_players: is 4, but the position implies 3"),
+]
+
+
+@pytest.mark.parametrize(("change", "message"), BAD, ids=[m[:40] for _, m in BAD])
+def test_bad_state_dicts_are_refused_naming_the_field(change, message):
+    env = make(SZ, num_players=3)
+    env.reset(seed=3)
+    before = env.state_dict()
+    with pytest.raises(StateDictError, match=message):
+        env.load_state_dict(edit(change))
+    assert env.state_dict() == before  # refused whole: the env is as it was
+
+
+def test_a_finished_position_must_be_an_end_the_game_reaches():
+    env = make(SZ, num_players=3)
+    won = edit(lambda d: d.update(status="terminated", decisions=[], duel=None, winner=2))
+    won["current_player"] = 2
+    with pytest.raises(StateDictError, match="winner: seat 2 wins its win round with an empty"):
+        env.load_state_dict(won)
+    won["hands"][0] = sorted(won["hands"][0] + won["hands"][2])
+    won["hands"][2] = []
+    with pytest.raises(StateDictError, match="winner: seat 2 wins its win round"):
+        env.load_state_dict(won)  # its win round was never held
+    won["win_rounds"] = [2]
+    env.load_state_dict(won)
+    assert all(env.terminations.values()) and env.infos["player_2"]["win"] == 1.0
+    cut = edit(lambda d: d.update(status="truncated", decisions=[], duel=None, turns=999))
+    cut["current_player"] = 0
+    with pytest.raises(StateDictError, match="turns: a truncated game stops at the turn cap"):
+        env.load_state_dict(cut)
+    with pytest.raises(StateDictError, match="a state dict must be a dict, got str"):
+        env.load_state_dict(json.dumps(hand_written()))
