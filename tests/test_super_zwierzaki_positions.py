@@ -24,7 +24,7 @@ from helpers_super_zwierzaki import (
     kind,
 )
 
-from card_envs import make, make_vec
+from card_envs import make, make_vec, positions
 from card_envs.core.loading import StateDictError
 from card_envs.games.super_zwierzaki import deck
 from card_envs.games.super_zwierzaki.engine import KIND, PASS
@@ -67,33 +67,7 @@ def hand_written() -> dict:
     """Three seats, numbered in seat order. Seat 0 played an Orangutan (Oth) on its turn,
     no one stopped it, so the duel is on at 1 point and seat 0, which caused it, moves first.
     Seat 1 holds no duel card; seat 2 a Szympans (Oth)."""
-    oth = deck.KINDS[OTH]
-    return {
-        "env_id": SZ,
-        "config": dict(CONFIG),
-        "status": "running",
-        "turn": 20,
-        "decisions": [{"what": "duel", "seat": 0}],
-        "hands": copy.deepcopy(HANDS),
-        "draw_pile": HEAD + rest_of_deck(HEAD, *HANDS, DISCARD),
-        "discard_pile": list(DISCARD),
-        "given_colours": [oth.colour],
-        "given_classes": [oth.klass],
-        "counters": {"red": 0, "orc": 0, "green": 0, "demand": 0},
-        "demand": None,
-        "last_named": -1,
-        "numbers": [0, 1, 2],
-        "turn_seat": 0,
-        "lost_turns": [0, 0, 0],
-        "duel": {"kind": "Oth", "points": 1, "folded": []},
-        "effects": [],
-        "win_rounds": [],
-        "turns": 7,
-        "winner": None,
-        "reshuffled": False,
-        "fixed": [[], [], []],
-        "late": [[], [], []],
-    }
+    return copy.deepcopy(positions.load("super_zwierzaki/oth-duel").state)
 
 
 def legal(env) -> list[int]:
@@ -245,10 +219,7 @@ BAD = [
 def test_bad_state_dicts_are_refused_naming_the_field(change, message):
     env = make(SZ, num_players=3)
     env.reset(seed=3)
-    before = env.state_dict()
-    with pytest.raises(StateDictError, match=message):
-        env.load_state_dict(edit(change))
-    assert env.state_dict() == before  # refused whole: the env is as it was
+    checks.check_refused(env, edit(change), message)
 
 
 def test_a_finished_position_must_be_an_end_the_game_reaches():
