@@ -164,7 +164,7 @@ def test_the_batched_runner_plays_the_engines_games(tmp_path):
     assert len(games) >= 6 and set(games) <= set(row_of)
     for row in range(3):
         env = TurnEnv({"env_id": "no_thanks_v0", "num_players": 3})
-        ids = [i for i in games if row_of[i] == row]  # in the order they ended
+        ids = [i for i in games if row_of[i] == row]  # in the order they were played
         for k, game_id in enumerate(ids):
             _replay(env, runner._seed + row if k == 0 else None, game_id, games[game_id])
 
