@@ -1,12 +1,17 @@
-"""Which env RLlib's runners should step: our `TurnEnv` (an engine row stepped by the game's
-kernels) or RLlib's own `PettingZooEnv` wrapper around the AEC env (`card_envs.make`).
+"""How RLlib's env runners should step our games: RLlib's own `MultiAgentEnvRunner` over
+its `PettingZooEnv` wrapper of the AEC env (`card_envs.make`) or over our `TurnEnv` (an
+engine row stepped by the game's kernels), or our `BatchedEnvRunner` (all of a runner's
+games in one `BatchedEnv`, one forward pass per module and step).
 
     python -m benchmarks.rllib_envs [--config configs/training/no_thanks_rllib.yaml]
-                                    [--iterations 4] [--rounds 2]
+                                    [--iterations 4] [--rounds 3] [--runners 0 1 2]
 
-Both train the config's learner in the driver's env runner (no Ray actors, so nothing else
-competes), alternating in rounds; each prints learner steps/s and RLlib's `env_step_timer`
-(the env's time per step of all the runner's games). Needs the `rllib` extra.
+Each variant trains the config's learner for `--iterations` PPO iterations after one
+warm-up, alternating in rounds, with the driver's env runner (`--runners 0`, no Ray
+actors) or with remote ones; each prints learner steps/s (as the runner counts them: see
+docs/training.md), env steps/s and the wall time per iteration, all by the wall clock
+(RLlib's own timers are moving averages that keep much of their first value). Torch gets
+the config's `torch_threads` in the driver. Needs the `rllib` extra.
 """
 
 from __future__ import annotations
@@ -56,38 +61,58 @@ def aec_env(env_config: dict):
     return AECEnv(env_config)
 
 
+VARIANTS = ("PettingZooEnv(AEC)", "TurnEnv", "BatchedEnvRunner")
+
+
+def _build(name: str, cfg, runners: int):
+    """The variant's Algorithm: RLlib's runner over the AEC env or over `TurnEnv`, or the
+    batched runner."""
+    from ray.tune.registry import register_env
+
+    from training.rllib.train import ENV_NAME, algorithm_config
+
+    conf = algorithm_config(cfg, runners, batched=name == "BatchedEnvRunner")
+    # after algorithm_config, which registers TurnEnv
+    register_env(ENV_NAME, aec_env if name == "PettingZooEnv(AEC)" else TurnEnv)
+    return conf.build_algo()
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog="python -m benchmarks.rllib_envs")
     p.add_argument("--config", default="configs/training/no_thanks_rllib.yaml")
-    p.add_argument("--iterations", type=int, default=4, help="timed PPO iterations per env")
-    p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--iterations", type=int, default=4, help="timed PPO iterations per variant")
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--runners", type=int, nargs="+", default=[0], help="0: the driver's runner")
+    p.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=VARIANTS)
     args = p.parse_args(argv)
 
     import ray
-    from ray.tune.registry import register_env
+    import torch
 
-    from training.rllib.train import ENV_NAME, LEARNER, algorithm_config
+    from training.rllib.train import LEARNER
 
     cfg = load_config(args.config)
+    torch.set_num_threads(cfg.torch_threads)  # the driver's runner and learner, all variants
     ray.init(include_dashboard=False, log_to_driver=False)
-    for rnd in range(args.rounds):
-        for name, make in (("TurnEnv (engine row)", TurnEnv), ("PettingZooEnv(AEC)", aec_env)):
-            conf = algorithm_config(cfg, 0)
-            register_env(ENV_NAME, make)  # after algorithm_config, which registers TurnEnv
-            algo = conf.build_algo()
-            algo.train()  # warm-up
-            steps, env_ms, t0 = 0, [], time.perf_counter()
-            for _ in range(args.iterations):
-                runners = algo.train()["env_runners"]
-                steps += runners["num_module_steps_sampled"].get(LEARNER, 0)
-                env_ms.append(1e3 * runners.get("env_step_timer", np.nan))
-            rate = steps / (time.perf_counter() - t0)
-            print(
-                f"round {rnd + 1}: {name}: {rate:,.0f} learner steps/s, env step "
-                f"{np.nanmean(env_ms):.2f} ms per step of the runner's games",
-                flush=True,
-            )
-            algo.stop()
+    for runners in args.runners:
+        for rnd in range(args.rounds):
+            for name in args.variants:
+                algo = _build(name, cfg, runners)
+                algo.train()  # warm-up
+                steps, env_steps = 0, 0
+                t0 = time.perf_counter()
+                for _ in range(args.iterations):
+                    sampled = algo.train()["env_runners"]
+                    steps += sampled["num_module_steps_sampled"].get(LEARNER, 0)
+                    env_steps += sampled["num_env_steps_sampled"]
+                elapsed = time.perf_counter() - t0
+                print(
+                    f"{runners} remote runner(s), round {rnd + 1}: {name}: "
+                    f"{steps / elapsed:,.0f} learner steps/s, {env_steps / elapsed:,.0f} env "
+                    f"steps/s, {elapsed / args.iterations:.2f} s per iteration",
+                    flush=True,
+                )
+                algo.stop()
     ray.shutdown()
 
 

@@ -3,6 +3,7 @@ module never gives an illegal action probability mass."""
 
 import csv
 import importlib.resources
+import zlib
 from pathlib import Path
 
 import gymnasium as gym
@@ -19,6 +20,7 @@ from card_envs.core import layout
 from card_envs.evaluation import evaluate
 from card_envs.registry import make_game, multi_agent_env_ids
 from training.config import TrainConfigError, parse_config
+from training.rllib.batched import BatchedEnvRunner
 from training.rllib.env import TurnEnv, agent_id, observation_space
 from training.rllib.modules import MaskedPPOModule
 from training.rllib.train import LEARNER, algorithm_config, copy_learner, pool_modules, train
@@ -91,6 +93,88 @@ TINY = {
     "checkpoint_every": 6_000,
     "rllib": {"num_env_runners": 2, "num_envs_per_env_runner": 16},
 }
+
+
+def _batched_runner(tmp_path, num_envs: int, **changes) -> BatchedEnvRunner:
+    """The driver's batched env runner of TINY."""
+    rllib = {"num_env_runners": 0, "num_envs_per_env_runner": num_envs}
+    return BatchedEnvRunner(config=algorithm_config(_config(tmp_path, rllib=rllib, **changes), 0))
+
+
+def _finished_games(chunks: list) -> dict[str, dict]:
+    """The games that ended among episode chunks, by episode id: per agent its observations,
+    masks, actions, rewards and module (the chunks joined), and whether it terminated."""
+    games: dict[str, dict] = {}
+    for ep in chunks:
+        game = games.setdefault(ep.id_, {"agents": {}, "terminated": None})
+        if ep.is_done:
+            game["terminated"] = ep.is_terminated
+        for aid, sa in ep.agent_episodes.items():
+            obs = sa.get_observations(slice(0, len(sa) + 1))
+            rec = game["agents"].setdefault(
+                aid, {"obs": [], "masks": [], "actions": [], "rewards": [], "module": sa.module_id}
+            )
+            if rec["obs"]:  # a chunk starts with the observation the last one ended with
+                assert np.array_equal(obs["observations"][0], rec["obs"][-1])
+            start = 1 if rec["obs"] else 0
+            rec["obs"] += list(obs["observations"][start:])
+            rec["masks"] += list(obs["action_mask"][start:])
+            rec["actions"] += list(sa.get_actions())
+            rec["rewards"] += list(sa.get_rewards())
+    return {i: g for i, g in games.items() if g["terminated"] is not None}
+
+
+def _replay(env: TurnEnv, seed: int | None, game_id: str, game: dict) -> None:
+    """Play a joined game on `env`: the same observations and masks at every turn, the same
+    last observations and rewards per seat; the learner in the seat `SeatMapping` gives."""
+    agents = game["agents"]
+    learner = agent_id(zlib.crc32(game_id.encode()) % env.game.num_players)
+    assert [a for a, rec in agents.items() if rec["module"] == LEARNER] == [learner]
+    obs, _ = env.reset(seed=seed)
+    turn = dict.fromkeys(agents, 0)
+    returns = dict.fromkeys(agents, 0.0)
+    while True:
+        ((aid, o),) = obs.items()
+        rec, t = agents[aid], turn[aid]
+        assert np.array_equal(o["observations"], rec["obs"][t])
+        assert np.array_equal(o["action_mask"], rec["masks"][t])
+        turn[aid] += 1
+        obs, rewards, term, trunc, _ = env.step({aid: int(rec["actions"][t])})
+        for a, r in rewards.items():
+            returns[a] += r
+        if term["__all__"] or trunc["__all__"]:
+            break
+    assert game["terminated"] == term["__all__"]
+    for aid, rec in agents.items():
+        assert turn[aid] == len(rec["actions"]) == len(rec["rewards"])
+        assert np.array_equal(obs[aid]["observations"], rec["obs"][-1])
+        assert not rec["masks"][-1].any()
+        assert sum(rec["rewards"]) == pytest.approx(returns[aid])
+
+
+def test_the_batched_runner_plays_the_engines_games(tmp_path):
+    """Three games in one engine sampled in short chunks (cut mid-game); each row's games,
+    joined, replay on a `TurnEnv` seeded as the row (the runner's seed + row)."""
+    runner = _batched_runner(tmp_path, num_envs=3)
+    chunks, row_of = [], {}
+    for _ in range(12):
+        chunks += runner.sample(num_timesteps=30, explore=True)
+        row_of |= {g.episode.id_: i for i, g in enumerate(runner._games)}  # games under way
+    games = _finished_games(chunks)
+    assert len(games) >= 6 and set(games) <= set(row_of)
+    for row in range(3):
+        env = TurnEnv({"env_id": "no_thanks_v0", "num_players": 3})
+        ids = [i for i in games if row_of[i] == row]  # in the order they were played
+        for k, game_id in enumerate(ids):
+            _replay(env, runner._seed + row if k == 0 else None, game_id, games[game_id])
+
+
+def test_the_batched_runner_passes_illegal_actions_to_the_engine_which_refuses_them(tmp_path):
+    runner = _batched_runner(tmp_path, num_envs=2, opponents={"pool": {"random": 1}})
+    agent = runner.module["agent_0"].agent
+    agent.act_batch = lambda obs, masks: np.full(len(obs), masks.shape[1])  # out of range
+    with pytest.raises(ValueError, match="illegal action 2 in instance"):
+        runner.sample(num_timesteps=50, explore=True)
 
 
 @pytest.fixture(scope="module")

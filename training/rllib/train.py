@@ -88,14 +88,17 @@ def check_supported(config: TrainConfig) -> None:
             )
 
 
-def algorithm_config(config: TrainConfig, num_env_runners: int):
-    """The PPOConfig of a run: env, runners, modules, mapping and PPO settings."""
+def algorithm_config(config: TrainConfig, num_env_runners: int, batched: bool = True):
+    """The PPOConfig of a run: env, runners, modules, mapping and PPO settings. `batched`:
+    env runners that step all their games in one engine call (`BatchedEnvRunner`, several
+    times faster, see docs/training.md); else RLlib's own runner over `TurnEnv`s."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.tune.registry import register_env
 
+    from training.rllib.batched import BatchedEnvRunner
     from training.rllib.env import TurnEnv
     from training.rllib.modules import AgentModule, MaskedPPOModule
 
@@ -122,6 +125,7 @@ def algorithm_config(config: TrainConfig, num_env_runners: int):
         .env_runners(
             num_env_runners=num_env_runners,
             num_envs_per_env_runner=rl.num_envs_per_env_runner,
+            env_runner_cls=BatchedEnvRunner if batched else None,
         )
         .multi_agent(
             policies=set(specs),
