@@ -1,4 +1,5 @@
-"""The browser app's server, through HTTP: playing, watching, replaying, hiding, errors."""
+"""The browser app's server, through HTTP: playing, watching, starting from positions,
+replaying, hiding, errors."""
 
 from __future__ import annotations
 
