@@ -1,4 +1,5 @@
-"""The browser app's server, through HTTP: playing, watching, replaying, hiding, errors."""
+"""The browser app's server, through HTTP: playing, watching, starting from positions,
+replaying, hiding, errors."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import numpy as np
 import pytest
 
 from agents.ismcts import SPECS_10MS
+from card_envs import positions
 from card_envs.core.scene import strip_actions
 from card_envs.registry import multi_agent_env_ids, single_agent_env_ids
 from card_envs.tournament import read_jsonl
@@ -53,6 +55,67 @@ def test_the_games_list_names_every_game_its_options_and_agents(app):
     assert "computer" in games["double_or_nothing_v0"]["agents"]
     assert "computer" not in nt["agents"]
     assert set(data["look"]) >= {"felt", "back", "mark"}
+
+
+def test_the_positions_list_names_every_built_in_position(app):
+    _, client = app
+    status, listed = client.json("GET", "/api/positions")
+    assert status == 200
+    assert [p["name"] for p in listed] == positions.names()
+    by_name = {p["name"]: p for p in listed}
+    last = by_name["no_thanks/last-card"]
+    assert last["env_id"] == "no_thanks_v0" and last["config"]["num_players"] == 3
+    assert "must take it" in last["description"] and not last["finished"]
+    assert by_name["no_thanks/rule-text-scoring"]["finished"]
+    assert all(set(p) == {"name", "description", "env_id", "config", "finished"} for p in listed)
+
+
+def test_a_person_plays_on_from_a_position(app):
+    _, client = app
+    body = {"env_id": "no_thanks_v0", "agents": ["random", "human", "random"]}
+    status, data = client.json("POST", "/api/matches", {**body, "position": "no_thanks/last-card"})
+    assert status == 200, data
+    view = data["view"]
+    assert view["to_act"] == 1 and view["step"] == 0 and not view["over"]
+    assert view["log"] == [
+        {"who": "start", "text": "the game started from position no_thanks/last-card"}
+    ]
+    labels = [it.get("label") for it in view["scene"]["items"]]
+    assert "35" in labels  # the card on offer
+    assert _moves(view) == [0] and view["buttons"] == []  # take (the card): no tokens to pay
+    status, view = client.json("POST", f"/api/matches/{data['id']}/play", {"action": 0})
+    assert status == 200 and view["over"]  # the last card taken ends the game
+    assert [m["text"] for m in view["log"]][1:] == ["take 35 (4 tokens)"]
+
+
+def test_agents_are_watched_from_a_position(app):
+    _, client = app
+    body = {
+        "env_id": "no_thanks_v0",
+        "agents": ["random"] * 4,
+        "position": "no_thanks/take-and-go-again",
+    }
+    status, data = client.json("POST", "/api/matches", body)
+    assert status == 200 and data["view"]["to_act"] == 0 and data["view"]["step"] == 0
+    status, view = client.json("POST", f"/api/matches/{data['id']}/step", {"viewer": "all"})
+    assert status == 200 and view["step"] == 1
+    assert view["log"][0]["who"] == "start" and view["log"][1]["who"] == "player_0"
+
+
+def test_a_finished_position_opens_over_to_be_looked_at(app):
+    _, client = app
+    for agents in (["human", "random", "random"], ["random"] * 3):
+        body = {
+            "env_id": "no_thanks_v0",
+            "agents": agents,
+            "position": "no_thanks/rule-text-scoring",
+        }
+        status, data = client.json("POST", "/api/matches", body)
+        assert status == 200 and data["view"]["over"] and data["view"]["step"] == 0
+        assert _moves(data["view"]) == []
+        assert data["view"]["result"]["scores"][0] == 46 - 11  # the rule text's cards, 11 tokens
+    status, err = client.json("POST", f"/api/matches/{data['id']}/step", {})
+    assert status == 409 and "over" in err["error"]
 
 
 def _play_to_end(app, body: dict, check=None) -> dict:
@@ -236,6 +299,21 @@ def test_replays_record_files_and_stored_games_named_on_the_command_line(tmp_pat
         ),
         ("POST", "/api/matches", {"env_id": "no_thanks_v0", "agents": ["random"] * 3, "seed": -1},
          400, "seed"),
+        ("POST", "/api/matches", {"env_id": "no_thanks_v0", "agents": ["random"] * 3,
+          "position": "no_thanks/nonesuch"}, 400, "no_thanks/last-card"),
+        ("POST", "/api/matches", {"env_id": "no_thanks_v0", "agents": ["random"] * 3,
+          "position": "../../../etc/passwd"}, 400, "unknown position"),
+        ("POST", "/api/matches", {"env_id": "no_thanks_v0", "agents": ["random"] * 3,
+          "position": "no_thanks"}, 400, "unknown position"),
+        ("POST", "/api/matches", {"env_id": "no_thanks_v0", "agents": ["random"] * 3,
+          "position": ["no_thanks/last-card"]}, 400, "unknown position"),
+        ("POST", "/api/matches", {"env_id": "surfosaurus_max_v0", "agents": ["random"] * 3,
+          "position": "no_thanks/last-card"}, 400, "is a game of no_thanks_v0"),
+        ("POST", "/api/matches", {"env_id": "no_thanks_v0", "agents": ["random"] * 4,
+          "position": "no_thanks/last-card"}, 400, "has 3 players, not 4"),
+        ("POST", "/api/matches", {"env_id": "no_thanks_v0", "agents": ["random"] * 3,
+          "config": {"public_tokens": True}, "position": "no_thanks/last-card"}, 400,
+         "played with config"),
         ("GET", "/api/matches/nosuchgame", None, 404, "no game"),
         ("POST", "/api/matches/nosuchgame/play", {"action": 0}, 404, "no game"),
         ("DELETE", "/api/matches", None, 501, None),

@@ -1,6 +1,6 @@
 """The browser app in a real headless Chromium (Playwright): a person plays a whole game of
-each env by clicking, a game is watched and a recorded one replayed; any error in the
-browser's console fails the test.
+each env by clicking, a game is watched, one is played on from a named position and a
+recorded one replayed; any error in the browser's console fails the test.
 
 Chromium is Debian's `chromium` package, launched by its path (Playwright cannot download
 its own browsers here); the README's test command installs it.
@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import Page, sync_playwright
 
+from card_envs import positions
 from card_envs.registry import env_ids
 from tests.helpers_web import SHORT, click_move, recorded_tournament, start_app
 
@@ -143,3 +144,33 @@ def test_replaying_a_record_file_and_a_stored_game_with_the_slider(page, site):
         page.click("#back")
         page.wait_for_function(f"document.body.dataset.step === '{length - 1}'")
         assert not page.locator("#result").is_visible()
+
+
+def test_a_game_starts_from_a_position_picked_in_the_form(page, site):
+    _, url = site
+    page.goto(f"{url}/?game=no_thanks_v0")
+    _ready(page)
+    offered = page.locator("#position option").evaluate_all("os => os.map(o => o.value)")
+    assert offered == ["", *(n for n in positions.names() if n.startswith("no_thanks/"))]
+    assert page.locator("#position-text").is_hidden()
+    page.select_option("#position", "no_thanks/last-card")
+    assert "must take it" in page.inner_text("#position-text")
+    assert page.locator("#opt-num_players").is_disabled()  # the position's config, fixed
+    assert page.input_value("#opt-num_players") == "3" and page.locator(".seat").count() == 3
+    page.select_option("#seat-0", "random")
+    page.select_option("#seat-1", "human")  # player_1 is to act there
+    page.click("#start")
+    page.wait_for_selector("#table svg")
+    _ready(page)
+    assert page.locator("#log li").all_inner_texts() == [
+        "start: the game started from position no_thanks/last-card"
+    ]
+    assert page.locator("#buttons button").count() == 0  # no tokens: only taking the card
+    take = page.locator("#table .clickable")
+    assert take.count() == 1 and take.text_content() == "35"
+    click_move(page, take)
+    assert "Game over" in page.inner_text("#result")  # the last card taken ends the game
+    page.select_option("#position", "")
+    assert (
+        page.locator("#opt-num_players").is_enabled() and page.locator("#position-text").is_hidden()
+    )

@@ -59,6 +59,7 @@ class Match:
         self.lock = threading.Lock()  # one request at a time moves the game
         self.row = game.new_row()
         game.reset_row(self.row, seed)
+        self.start: str | None = None  # the named position played on from, if any
         self.moves: list[dict] = []  # seat, action, words: {viewer key: text}
         self._mask = np.zeros(game.num_actions, dtype=np.int8)
         self._obs = np.zeros(game.obs_size, dtype=np.float32)
@@ -98,6 +99,12 @@ class Match:
                 raise MatchError(f"the record's action {a} at step {len(match.moves)} is illegal")
             match._apply(a)
         return match
+
+    def start_from(self, name: str, state: dict) -> None:
+        """Play on from the position `name` (a state dict) instead of the deal; the chance
+        still to come is seeded with the match's seed. Before any move only."""
+        self.row = self.game.load_state_dict(state, self.seed)
+        self.start = name
 
     # --- state --------------------------------------------------------------------------
     @property
@@ -168,7 +175,8 @@ class Match:
                 {"action": int(a), "label": game.describe_action(row, int(a))}
                 for a in scene.buttons(pic, legal)
             ],
-            "log": [
+            "log": self._opening()
+            + [
                 {"who": f"player_{m['seat']}", "text": m["words"][key]}
                 for m in self.moves[-LOG_LINES:]
             ],
@@ -176,6 +184,13 @@ class Match:
             "result": self.result() if self.over else None,
         }
         return out
+
+    def _opening(self) -> list[dict]:
+        """The log's first line for a game that started from a position: the moves do not
+        say how the table came to be."""
+        if self.start is None:
+            return []
+        return [{"who": "start", "text": f"the game started from position {self.start}"}]
 
     def result(self) -> dict:
         scores, wins = self.game.outcome(self.row)

@@ -4,15 +4,21 @@ Standard library only (`http.server`): a JSON API over `Match` plus three static
 It listens on 127.0.0.1 unless told otherwise. The browser gets only what its seat may
 know (`Match.view`), and only names games, seats and indices: agent specs come from a fixed
 list (no `ppo:path`; `ismcts` is the game's search at about 10 ms a move, no other
-budget), replays from the files named on the command line (`Sources`). A bad
-request is a 4xx with `{"error": message}`; an unexpected failure is a 500 without a
-traceback (that goes to the server's log).
+budget), positions from the package's own (read at start, asked for by name), replays from
+the files named on the command line (`Sources`). A bad request is a 4xx with
+`{"error": message}`; an unexpected failure is a 500 without a traceback (that goes to the
+server's log).
 
 API (JSON in and out):
 - `GET /api/games`: `{games, look}`: the games, their options and the agents that can sit
   at them; the colours of `core.scene`.
-- `POST /api/matches` `{env_id, config, agents, seed}`: a new game, `agents` one spec per
-  seat, "human" for the person's seat (none: a game to watch). Returns `{id, view}`.
+- `GET /api/positions`: the built-in named positions (`card_envs.positions`): name,
+  description, env_id, config and whether the game there is finished.
+- `POST /api/matches` `{env_id, config, agents, seed, position}`: a new game, `agents` one
+  spec per seat, "human" for the person's seat (none: a game to watch); `position`
+  (optional) a built-in position's name to play on from instead of a deal, with its config
+  (a `config` sent along must agree) and its number of seats. A finished position opens
+  over, to be looked at. Returns `{id, view}`.
 - `GET /api/matches/<id>?viewer=all|k`: the view (a game with a person: that seat only).
 - `POST /api/matches/<id>/play` `{action}`: the person's move, then the agents' moves.
 - `POST /api/matches/<id>/step` `{viewer}`: one agent move of a watched game.
@@ -37,8 +43,10 @@ from urllib.parse import parse_qs, urlsplit
 
 from agents.ismcts import SPECS_10MS
 from agents.ppo import has_shipped_model, shipped_config
+from card_envs import positions
 from card_envs.core.config import Option
 from card_envs.core.scene import LOOK
+from card_envs.positions import Position
 from card_envs.registry import (
     env_options,
     game_class,
@@ -116,13 +124,26 @@ def games() -> list[dict]:
     return out
 
 
+def _listed(position: Position) -> dict:
+    """A position as the new-game form offers it (its state stays on the server)."""
+    return {
+        "name": position.name,
+        "description": position.description,
+        "env_id": position.env_id,
+        "config": position.state["config"],  # as JSON has it
+        "finished": position.state["status"] != "running",
+    }
+
+
 class App:
-    """What the handler threads share: the matches and the replay sources."""
+    """What the handler threads share: the matches, the replay sources and the built-in
+    positions (read once, so a request picks one by name and never names a file)."""
 
     def __init__(self, sources: Sources, sessions: Sessions | None = None) -> None:
         self.sources = sources
         self.sessions = sessions or Sessions()
         self.games = games()
+        self.positions = {name: positions.load(name) for name in positions.names()}
 
     # --- matches ------------------------------------------------------------------------
     def new_match(self, body: dict) -> dict:
@@ -137,6 +158,9 @@ class App:
         for spec in specs:
             if spec not in (HUMAN, *BROWSER_SPECS):
                 raise RequestError(400, f"agent {spec!r} is not one of {[HUMAN, *BROWSER_SPECS]}")
+        position = self._position(body.get("position"), env_id, config, len(specs))
+        if position is not None:
+            config = position.state["config"]
         if "ismcts" in specs:  # one fixed budget per game: about 10 ms a move
             if env_id not in SPECS_10MS:
                 raise RequestError(400, f"{env_id} has no ismcts agent")
@@ -147,10 +171,33 @@ class App:
             match = SoloMatch(env_id, config, seed)
             return {"id": self.sessions.add(match), "view": match.view(0)}
         match = Match.new(env_id, config, specs, seed)
+        if position is not None:
+            match.start_from(position.name, position.state)
         if match.human is not None:  # the seats before the person's move; a watched game waits
             match.run_agents()
         key = self.sessions.add(match)
         return {"id": key, "view": match.view(match.human)}
+
+    def _position(self, name: Any, env_id: str, config: dict, seats: int) -> Position | None:
+        """The built-in position `name` (None: a fresh deal), checked against the game asked
+        for: its env, the options given and the number of seats."""
+        if name is None:
+            return None
+        if not isinstance(name, str) or name not in self.positions:
+            raise RequestError(
+                400, f"unknown position {name!r}; the positions are {list(self.positions)}"
+            )
+        position = self.positions[name]
+        own = position.state["config"]
+        if position.env_id != env_id:
+            raise RequestError(400, f"position {name} is a game of {position.env_id}, not {env_id}")
+        if {**own, **config} != own:
+            raise RequestError(400, f"position {name} is played with config {own}, not {config}")
+        if seats != own["num_players"]:
+            raise RequestError(
+                400, f"position {name} has {own['num_players']} players, not {seats} agents"
+            )
+        return position
 
     def match_view(self, key: str, query: dict) -> dict:
         match = self.sessions.get(key)
@@ -256,6 +303,8 @@ class Handler(BaseHTTPRequestHandler):
         app = self.app
         if path == "/api/games" and method == "GET":
             return {"games": app.games, "look": LOOK}
+        if path == "/api/positions" and method == "GET":
+            return [_listed(p) for p in app.positions.values()]
         if path == "/api/records" and method == "GET":
             return app.sources.listing()
         if path == "/api/replay" and method == "GET":

@@ -5,7 +5,9 @@
 
 const $ = (id) => document.getElementById(id);
 const SVG_NS = "http://www.w3.org/2000/svg";
-const page = { mode: "play", games: [], look: {}, match: null, players: 0, timer: null, records: [] };
+const page = {
+  mode: "play", games: [], look: {}, match: null, players: 0, timer: null, records: [], positions: [],
+};
 
 // --- talking to the server ------------------------------------------------------------------
 async function api(method, path, body) {
@@ -129,7 +131,12 @@ function currentGame() {
   return page.games.find((g) => g.env_id === $("game").value);
 }
 
-function optionInput(opt) {
+function currentPosition() {
+  return page.positions.find((p) => p.name === $("position").value);
+}
+
+// value: the option's default, or the chosen position's config, which then cannot change
+function optionInput(opt, value, locked) {
   const label = document.createElement("label");
   label.title = opt.doc;
   label.append(`${opt.name} `);
@@ -137,20 +144,21 @@ function optionInput(opt) {
   if (opt.type === "bool") {
     input = document.createElement("input");
     input.type = "checkbox";
-    input.checked = opt.default;
+    input.checked = value;
   } else if (opt.type === "choice") {
     input = document.createElement("select");
-    for (const c of opt.choices) input.append(new Option(c, c, c === opt.default, c === opt.default));
+    for (const c of opt.choices) input.append(new Option(c, c, c === value, c === value));
   } else if (opt.type === "int") {
     input = document.createElement("input");
     input.type = "number";
-    input.value = opt.default;
+    input.value = value;
     if (opt.low !== null) input.min = opt.low;
     if (opt.high !== null) input.max = opt.high;
   } else {
     input = document.createElement("input");
-    input.value = JSON.stringify(opt.default);
+    input.value = JSON.stringify(value);
   }
+  input.disabled = locked;
   input.id = `opt-${opt.name}`;
   input.dataset.type = opt.type;
   input.dataset.name = opt.name;
@@ -159,9 +167,24 @@ function optionInput(opt) {
   return label;
 }
 
+// the built-in positions of the selected game; "a fresh deal" (value "") is the default
+function drawPositions() {
+  const here = page.positions.filter((p) => p.env_id === $("game").value);
+  const kept = here.some((p) => p.name === $("position").value) ? $("position").value : "";
+  $("position").replaceChildren(new Option("a fresh deal", ""), ...here.map((p) =>
+    new Option(p.finished ? `${p.name} (finished)` : p.name, p.name)));
+  $("position").value = kept;
+  $("position-label").hidden = here.length === 0;
+  drawOptions();
+}
+
 function drawOptions() {
   const game = currentGame();
-  $("options").replaceChildren(...game.options.map(optionInput));
+  const position = currentPosition();
+  $("options").replaceChildren(...game.options.map((opt) =>
+    optionInput(opt, position ? position.config[opt.name] : opt.default, Boolean(position))));
+  $("position-text").textContent = position ? position.description : "";
+  $("position-text").hidden = !position;
   $("seats").replaceChildren();
   drawSeats();
 }
@@ -219,6 +242,7 @@ async function deal() {
   const agents = [...document.querySelectorAll(".seat")].map((s) => s.value);
   const data = await api("POST", "/api/matches", {
     env_id: $("game").value, config, agents, seed: Number($("seed").value),
+    position: currentPosition()?.name,
   });
   if (!data) return;
   page.match = data.id;
@@ -332,19 +356,22 @@ function setMode(mode) {
     drawRecords();
   } else {
     listGames($("game").value);
-    drawOptions();
+    drawPositions();
   }
 }
 
 async function start() {
   const data = await api("GET", "/api/games");
   const records = await api("GET", "/api/records");
-  if (!data || !records) return;
+  const positions = await api("GET", "/api/positions");
+  if (!data || !records || !positions) return;
   page.games = data.games;
   page.look = data.look;
   page.records = records;
+  page.positions = positions;
   listGames(new URLSearchParams(location.search).get("game") || "no_thanks_v0");
-  $("game").addEventListener("change", drawOptions);
+  $("game").addEventListener("change", drawPositions);
+  $("position").addEventListener("change", drawOptions);
   for (const tab of document.querySelectorAll(".tab")) {
     tab.addEventListener("click", () => setMode(tab.dataset.mode));
   }
@@ -363,7 +390,7 @@ async function start() {
   $("back").addEventListener("click", () => nudge(-1));
   $("forward").addEventListener("click", () => nudge(1));
   window.addEventListener("pagehide", closeMatch);
-  drawOptions();
+  drawPositions();
   document.body.dataset.state = "ready";
 }
 
