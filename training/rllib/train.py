@@ -159,6 +159,9 @@ def algorithm_config(config: TrainConfig, num_env_runners: int):
         .env_runners(
             num_env_runners=num_env_runners,
             num_envs_per_env_runner=rl.num_envs_per_env_runner,
+            # a sample takes as long as the runner's share of the batch needs: with RLlib's
+            # 60 s timeout a large batch (the shipped configs') was dropped every iteration
+            sample_timeout_s=None,
         )
         .learners(
             num_learners=rl.num_learners,
@@ -325,6 +328,11 @@ def train(
     split = {"sampling_s": 0.0, "update_s": 0.0, "iterations": 0}
     while run.steps < config.total_timesteps:
         result = algo.train()
+        if "env_runners" not in result:
+            raise RuntimeError(
+                "RLlib sampled nothing this iteration: every env runner failed (see the Ray "
+                "logs, /tmp/ray/session_latest/logs)"
+            )
         timers = result.get("timers", {})
         split["sampling_s"] += timers.get("env_runner_sampling_timer", 0.0)
         split["update_s"] += timers.get("learner_update_timer", 0.0)
