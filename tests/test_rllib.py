@@ -347,12 +347,12 @@ def test_a_mix_trains_one_module_that_plays_every_setting(local_ray, tmp_path):
 def test_the_warm_start_puts_the_teachers_policy_everywhere(local_ray, tmp_path):
     """After the warm start, the module on the env runners picks the heuristic's move on
     most held-out decisions that leave a choice (games of another seed; Super Zwierzaki,
-    where no move is more than a few percent of them), which the untrained one does not,
-    and the learner holds the same weights."""
+    where no move is more than a few percent of them), with at most half the untrained
+    module's disagreements, and the learner holds the same weights."""
     cfg = _config(
         tmp_path, env="super_zwierzaki_v0", config={"num_players": 3},
         mix={"num_players": [3, 4]},
-        imitation={"teacher": "heuristic", "samples": 16_000, "epochs": 4},
+        imitation={"teacher": "heuristic", "samples": 16_000, "epochs": 4, "batch_size": 512},
         rllib={"num_env_runners": 1, "num_envs_per_env_runner": 4},
     )  # fmt: skip
     held_out = collect(dataclasses.replace(cfg, seed=cfg.seed + 1), cfg.imitation)
@@ -367,11 +367,11 @@ def test_the_warm_start_puts_the_teachers_policy_everywhere(local_ray, tmp_path)
     before = agreement()
     info = warm_start(algo, cfg, echo=lambda _: None)
     after = agreement()
-    assert before < 0.5 and after > 0.8, (before, after)
-    assert info["agreement"] > 0.8 and info["samples"] == 16_000
     copies = _copies(algo, LEARNER)
-    assert all(_same(copy, copies[0]) for copy in copies[1:])
     algo.stop()
+    assert after > 0.8 and 1 - after < (1 - before) / 2, (before, after)
+    assert info["agreement"] > 0.8 and info["samples"] == 16_000
+    assert all(_same(copy, copies[0]) for copy in copies[1:])
 
 
 def test_snapshots_are_frozen_copies_that_a_checkpoint_keeps(local_ray, tmp_path):
