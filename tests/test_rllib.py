@@ -32,6 +32,7 @@ from training.rllib.train import (
     algorithm_config,
     copy_learner,
     pool_modules,
+    restore,
     train,
     warm_start,
 )
@@ -389,7 +390,7 @@ def test_snapshots_are_frozen_copies_that_a_checkpoint_keeps(local_ray, tmp_path
     algo.save_to_path(tmp_path / "checkpoint")
     algo.stop()
     restored = algorithm_config(cfg, 1).build_algo()
-    restored.restore_from_path(tmp_path / "checkpoint")
+    restore(restored, tmp_path / "checkpoint", ["snapshot_0"])
     for copy in _copies(restored, "snapshot_0"):
         assert _same(copy, frozen)
     restored.stop()

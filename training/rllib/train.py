@@ -207,6 +207,17 @@ def copy_learner(algo, slot: str) -> None:
     set_everywhere(algo, slot, algo.learner_group.get_weights(module_ids=[LEARNER])[LEARNER])
 
 
+def restore(algo, path: Path, slots: list[str]) -> None:
+    """Restore the checkpoint at `path`, then put the learner's snapshot weights on every env
+    runner: RLlib's own sync after a restore is an asynchronous request that it drops for a
+    runner with as many `set_state` requests in flight as it allows, and such a runner kept
+    its untrained snapshots (seen on a busy machine)."""
+    algo.restore_from_path(path)
+    weights = algo.learner_group.get_weights(module_ids=slots)
+    for slot in slots:
+        set_everywhere(algo, slot, weights[slot])
+
+
 def warm_start(algo, config: TrainConfig, echo=print) -> dict:
     """`imitation`: fit `main` to the teacher's decisions (training/imitation.py) on a full
     local copy of the learner's module (an env runner's lacks the value head; the learners
@@ -289,7 +300,7 @@ def train(
     imitation = None
     if resume:
         run = Run.from_json(config, paths.checkpoint_state.read_text())
-        algo.restore_from_path(algo_dir)
+        restore(algo, algo_dir, snapshots)
         keep_rows_until(paths.evaluations, run.steps)  # rows after the checkpoint are redone
         keep_rows_until(paths.progress, run.steps)
         echo(f"resuming {config.name} at {run.steps:,} learner steps ({run.minutes:.1f} min)")
