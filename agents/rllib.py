@@ -78,7 +78,8 @@ def _check_setting(path: str, info: dict[str, Any], env_id: str, config: dict) -
     if info["env"] != env_id:
         raise ValueError(f"rllib:{path} was trained on {info['env']}, not {env_id}")
     settings = info["settings"]
-    if json.loads(json.dumps(config)) in settings:
+    config = json.loads(json.dumps(config))  # as the file holds it (tuples as lists)
+    if config in settings:
         return
     varied: dict[str, list] = {}
     for key in settings[0]:
