@@ -24,39 +24,48 @@ import numpy as np
 
 import card_envs
 from training.config import load_config
-from training.rllib.env import TurnEnv, observation_space
+from training.rllib.env import TurnEnv, agent_id, observation_space
+
+
+def _ours(d: dict) -> dict:
+    """PettingZoo's `player_<k>` keys as TurnEnv's agent ids (the policy mapping reads them)."""
+    return {k if k == "__all__" else agent_id(int(k.rsplit("_", 1)[1])): v for k, v in d.items()}
 
 
 def _renamed(obs: dict) -> dict:
-    return {
+    return _ours({
         agent: {
             "observations": o["observation"],
             "action_mask": o["action_mask"].astype(np.float32),
         }
         for agent, o in obs.items()
-    }
+    })  # fmt: skip
 
 
 def aec_env(env_config: dict):
-    """RLlib's PettingZooEnv over our AEC env, its keys renamed for the masked module."""
+    """RLlib's PettingZooEnv over our AEC env (the config's first setting), its agents and
+    keys renamed for the policy mapping and the masked module."""
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
     class AECEnv(PettingZooEnv):
         def __init__(self, config: dict) -> None:
-            config = dict(config)
-            env = card_envs.make(config.pop("env_id"), **config)
+            env = card_envs.make(config["env_id"], **config["settings"][0])
             super().__init__(env)
             space = observation_space(env.unwrapped.game)
-            self.observation_spaces = dict.fromkeys(self.observation_spaces, space)
+            self.possible_agents = list(_ours(dict.fromkeys(env.possible_agents)))
+            self.observation_spaces = dict.fromkeys(self.possible_agents, space)
             self.observation_space = gym.spaces.Dict(self.observation_spaces)
+            self.action_spaces = _ours(self.action_spaces)
+            self.action_space = gym.spaces.Dict(self.action_spaces)
 
         def reset(self, *, seed=None, options=None):
             obs, info = super().reset(seed=seed, options=options)
             return _renamed(obs), info
 
         def step(self, action):
-            obs, *rest = super().step(action)
-            return (_renamed(obs), *rest)
+            ((_, act),) = action.items()  # the one seat to act
+            obs, *rest = super().step({self.env.agent_selection: act})
+            return (_renamed(obs), *(_ours(d) for d in rest))
 
     return AECEnv(env_config)
 

@@ -1,8 +1,11 @@
-"""The RLlib backend's pieces: the multi-agent env plays the engine's game, and the masked
-module never gives an illegal action probability mass."""
+"""The RLlib backend's pieces: the multi-agent env plays the engine's game (every setting of
+a mix in turn, padded), the masked module never gives an illegal action probability mass,
+and runs train with every key of the SB3 path's configs (mix, imitation, videos)."""
 
 import csv
+import dataclasses
 import importlib.resources
+import importlib.util
 import zlib
 from pathlib import Path
 
@@ -17,18 +20,29 @@ from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
 from agents import make_agent
 from agents.rllib import RLModuleAgent
 from card_envs.core import layout
+from card_envs.core.padding import Padding
 from card_envs.evaluation import evaluate
-from card_envs.registry import make_game, multi_agent_env_ids
+from card_envs.registry import make_game, make_vec, multi_agent_env_ids
 from training.config import TrainConfigError, parse_config
+from training.imitation import collect
 from training.rllib.batched import BatchedEnvRunner
-from training.rllib.env import TurnEnv, agent_id, observation_space
-from training.rllib.modules import MaskedPPOModule
-from training.rllib.train import LEARNER, algorithm_config, copy_learner, pool_modules, train
+from training.rllib.env import TurnEnv, agent_id, observation_space, parse_agent_id
+from training.rllib.modules import AgentModule, MaskedPPOModule
+from training.rllib.train import (
+    LEARNER,
+    SeatMapping,
+    algorithm_config,
+    copy_learner,
+    pool_modules,
+    restore,
+    train,
+    warm_start,
+)
 from training.train import build_parser, run
 
 
 def test_the_env_plays_the_engines_game_turn_by_turn():
-    env = TurnEnv({"env_id": "no_thanks_v0", "num_players": 3})
+    env = TurnEnv({"env_id": "no_thanks_v0", "settings": [{"num_players": 3}]})
     game = make_game("no_thanks_v0", num_players=3)
     row = game.new_row()
     obs, _ = env.reset(seed=5)
@@ -53,12 +67,85 @@ def test_the_env_plays_the_engines_game_turn_by_turn():
 
 
 def test_an_illegal_action_is_refused_naming_the_legal_ones():
-    env = TurnEnv({"env_id": "surfosaurus_max_v0"})
+    env = TurnEnv({"env_id": "surfosaurus_max_v0", "settings": [{}]})
     obs, _ = env.reset(seed=1)
     ((agent, o),) = obs.items()
     illegal = int(np.flatnonzero(o["action_mask"] == 0)[0])
     with pytest.raises(ValueError, match=rf"illegal action {illegal} .*legal: \["):
         env.step({agent: illegal})
+
+
+def test_a_mixed_env_plays_its_settings_in_turn_with_padded_observations():
+    """Every reset starts the next setting's game (an equal share of the games), its agents
+    name the setting, and their observations are the game's own scattered by `Padding`."""
+    settings = [{"num_players": 3}, {"num_players": 4, "public_tokens": True}]
+    env = TurnEnv({"env_id": "no_thanks_v0", "settings": settings, "padded": True})
+    games = [make_game("no_thanks_v0", **s) for s in settings]
+    space = observation_space(games[0], padded=True)
+    assert all(s == space for s in env.observation_spaces.values())
+    assert len(env.possible_agents) == 7
+    rng = np.random.default_rng(0)
+    played = []
+    for episode in range(6):
+        obs, _ = env.reset(seed=4 if episode == 0 else None)  # 4: setting 0 first
+        part = parse_agent_id(next(iter(obs)))[0]
+        played.append(part)
+        game = games[part]
+        row = game.new_row()
+        row[:] = env._row
+        while True:
+            ((agent, o),) = obs.items()
+            own = np.zeros(game.obs_size, dtype=np.float32)
+            type(game).observe_kernel(row, int(row[layout.PLAYER]), own)
+            assert agent == agent_id(int(row[layout.PLAYER]), part)
+            assert space.contains(o) and np.array_equal(o["observations"], Padding(game)(own))
+            action = int(rng.choice(np.flatnonzero(o["action_mask"])))
+            obs, _, term, trunc, _ = env.step({agent: action})
+            type(game).step_kernel(row, action, np.zeros(game.num_players, np.float32))
+            if term["__all__"] or trunc["__all__"]:
+                assert set(obs) == {agent_id(p, part) for p in range(game.num_players)}
+                break
+    assert played == [0, 1, 0, 1, 0, 1]
+    with pytest.raises(ValueError, match="2 settings need padded observations"):
+        TurnEnv({"env_id": "no_thanks_v0", "settings": settings})
+
+
+class _Episode:
+    def __init__(self, id_: str) -> None:
+        self.id_ = id_
+
+
+def test_the_mapping_seats_the_learner_at_a_real_seat_of_the_settings_table():
+    """With settings of 3 and 5 players, every game has the learner at exactly one seat,
+    each seat of its table in turn; scripted opponents are their setting's module."""
+    pool = [(["agent_0_s0", "agent_0_s1"], 1.0, "random"), (["snapshot_0"] * 2, 1.0, "self")]
+    mapping = SeatMapping([3, 5], pool, seed=0)
+    for part, n in enumerate([3, 5]):
+        seats = []
+        for game in range(200):
+            modules = [mapping(agent_id(p, part), _Episode(f"g{game}")) for p in range(n)]
+            assert modules.count(LEARNER) == 1
+            assert set(modules) - {LEARNER} <= {f"agent_0_s{part}", "snapshot_0"}
+            seats.append(modules.index(LEARNER))
+        assert sorted(set(seats)) == list(range(n))
+
+
+def test_an_agent_module_plays_its_settings_own_observations_out_of_padded_ones():
+    game = make_game("no_thanks_v0", num_players=4, public_tokens=True)
+    cfg = {"env_id": game.env_id, "config": game.config, "spec": "heuristic", "padded": True}
+    module = AgentModule(
+        observation_space=observation_space(game, padded=True),
+        action_space=gym.spaces.Discrete(game.num_actions),
+        model_config=cfg,
+    )
+    venv = make_vec(game.env_id, 64, seed=3, **game.config)
+    heuristic = make_agent("heuristic", game.env_id, **game.config)
+    obs, masks = venv.reset()
+    for _ in range(20):
+        padded = {"observations": Padding(game)(obs), "action_mask": masks.astype(np.float32)}
+        actions = module.forward_inference({Columns.OBS: padded})[Columns.ACTIONS]
+        assert np.array_equal(actions, heuristic.act_batch(obs, masks))
+        obs, masks, *_ = venv.step(actions)
 
 
 def test_the_masked_module_gives_illegal_actions_no_probability():
@@ -163,7 +250,7 @@ def test_the_batched_runner_plays_the_engines_games(tmp_path):
     games = _finished_games(chunks)
     assert len(games) >= 6 and set(games) <= set(row_of)
     for row in range(3):
-        env = TurnEnv({"env_id": "no_thanks_v0", "num_players": 3})
+        env = TurnEnv({"env_id": "no_thanks_v0", "settings": [{"num_players": 3}]})
         ids = [i for i in games if row_of[i] == row]  # in the order they were played
         for k, game_id in enumerate(ids):
             _replay(env, runner._seed + row if k == 0 else None, game_id, games[game_id])
@@ -171,7 +258,7 @@ def test_the_batched_runner_plays_the_engines_games(tmp_path):
 
 def test_the_batched_runner_passes_illegal_actions_to_the_engine_which_refuses_them(tmp_path):
     runner = _batched_runner(tmp_path, num_envs=2, opponents={"pool": {"random": 1}})
-    agent = runner.module["agent_0"].agent
+    agent = runner.module["agent_0_s0"].agent
     agent.act_batch = lambda obs, masks: np.full(len(obs), masks.shape[1])  # out of range
     with pytest.raises(ValueError, match="illegal action 2 in instance"):
         runner.sample(num_timesteps=50, explore=True)
@@ -277,14 +364,105 @@ def test_backend_flags_are_checked(tmp_path, argv, words):
         run(build_parser().parse_args(["--config", str(path), *argv]))
 
 
-def test_configs_without_rllib_support_are_refused_by_name(tmp_path):
-    cfg = _config(tmp_path, mix={"num_players": [3, 4]})
-    with pytest.raises(TrainConfigError, match="does not support the key 'mix'"):
-        train(cfg)
-    with pytest.raises(TrainConfigError, match=r"rllib: num_env_runners=-1 must be an int >= 0"):
-        _config(tmp_path, rllib={"num_env_runners": -1})
-    with pytest.raises(TrainConfigError, match="unknown key"):
-        _config(tmp_path, rllib={"runners": 2})
+@pytest.mark.parametrize(
+    ("rllib", "words"),
+    [
+        ({"num_env_runners": -1}, r"rllib: num_env_runners=-1 must be an int >= 0"),
+        ({"num_learners": -1}, r"rllib: num_learners=-1 must be an int >= 0"),
+        ({"num_learners": 1.5}, r"rllib: num_learners=1.5 must be an int >= 0"),
+        ({"num_gpus_per_learner": -1}, r"rllib: num_gpus_per_learner=-1"),
+        ({"runners": 2}, "unknown key"),
+    ],
+)
+def test_bad_rllib_keys_are_refused_by_name(tmp_path, rllib, words):
+    with pytest.raises(TrainConfigError, match=words):
+        _config(tmp_path, rllib=rllib)
+
+
+def test_pfsp_sampling_is_refused_by_name(tmp_path):
+    opponents = {"pool": {"random": 1, "self": 1}, "sampling": "pfsp"}
+    with pytest.raises(TrainConfigError, match="sampling: pfsp needs the sb3 backend"):
+        train(_config(tmp_path, opponents=opponents), echo=lambda _: None)
+
+
+def test_num_learners_splits_the_batch_over_the_learners(tmp_path):
+    """RLlib's batch sizes are per learner: each learner takes its share, so the update is
+    the same whatever the count."""
+    cfg = _config(tmp_path, rllib={**TINY["rllib"], "num_learners": 2})
+    algo_config = algorithm_config(cfg, 0)
+    assert algo_config.num_learners == 2
+    assert algo_config.train_batch_size_per_learner * 2 == 3 * 32 * 32
+    assert algo_config.minibatch_size * 2 == 512
+    assert _config(tmp_path).fingerprint() == cfg.fingerprint()  # where it runs, not how
+
+
+HAS_MOVIEPY = importlib.util.find_spec("moviepy") is not None
+
+
+def test_a_mix_trains_one_module_that_plays_every_setting(local_ray, tmp_path):
+    """A mix of 3 and 4 players with a remote learner, a tiny imitation and a video: the
+    final evaluation has a row per setting, results.json reports the warm start, and the
+    run's agent plays both settings and refuses the 5-player game, naming what it plays."""
+    cfg = _config(
+        tmp_path, total_timesteps=1_500, mix={"num_players": [3, 4]},
+        ppo={"n_steps": 16, "batch_size": 256, "n_epochs": 1, "net_arch": [32]},
+        evaluation={"every": 1_000, "games": 12, "final_games": 24, "against": ["random"]},
+        imitation={"teacher": "heuristic", "samples": 2_000, "epochs": 1},
+        video_episodes=1 if HAS_MOVIEPY else 0,
+        rllib={"num_env_runners": 1, "num_envs_per_env_runner": 4, "num_learners": 1},
+    )  # fmt: skip
+    results = train(cfg, echo=lambda _: None)
+    rows = results["final_evaluation"]
+    assert [(r["setting"], r["num_players"], r["games"]) for r in rows] == [
+        ("num_players=3", 3, 24),
+        ("num_players=4", 4, 24),
+    ]
+    periodic = [r for r in _rows(Path(cfg.out) / "evaluations.csv") if r["kind"] == "periodic"]
+    assert periodic and {r["num_players"] for r in periodic} == {"3"}  # `config` only
+    assert results["mix"] == {"num_players": (3, 4)} and results["num_learners"] == 1
+    assert results["imitation"]["teacher"] == "heuristic"
+    assert results["imitation"]["samples"] == 2_000
+    for n in (3, 4):
+        agent = make_agent(results["agent_spec"], cfg.env, num_players=n)
+        ev = evaluate(cfg.env, [agent] + ["random"] * (n - 1), 2 * n, 0, progress=False,
+                      num_players=n)  # fmt: skip
+        assert ev.games == 2 * n
+    with pytest.raises(ValueError, match=r"plays no_thanks_v0 with num_players in \[3, 4\].*"
+                       r"not with num_players=5"):  # fmt: skip
+        make_agent(results["agent_spec"], cfg.env, num_players=5)
+    if HAS_MOVIEPY:
+        assert results["videos"] == ["videos/training-episode-0.mp4"]
+        assert (Path(cfg.out) / results["videos"][0]).stat().st_size > 0
+
+
+def test_the_warm_start_puts_the_teachers_policy_everywhere(local_ray, tmp_path):
+    """After the warm start, the module on the env runners picks the heuristic's move on
+    most held-out decisions that leave a choice (games of another seed; Super Zwierzaki,
+    where no move is more than a few percent of them), with at most half the untrained
+    module's disagreements, and the learner holds the same weights."""
+    cfg = _config(
+        tmp_path, env="super_zwierzaki_v0", config={"num_players": 3},
+        mix={"num_players": [3, 4]},
+        imitation={"teacher": "heuristic", "samples": 16_000, "epochs": 4, "batch_size": 512},
+        rllib={"num_env_runners": 1, "num_envs_per_env_runner": 4},
+    )  # fmt: skip
+    held_out = collect(dataclasses.replace(cfg, seed=cfg.seed + 1), cfg.imitation)
+    choice = held_out.masks.sum(1) > 1
+    algo = algorithm_config(cfg, 1).build_algo()
+
+    def agreement() -> float:
+        agent = RLModuleAgent(algo.get_module(LEARNER))  # the observations are padded
+        picks = agent.act_batch(held_out.observations[choice], held_out.masks[choice])
+        return float(np.mean(picks == held_out.actions[choice]))
+
+    before = agreement()
+    info = warm_start(algo, cfg, echo=lambda _: None)
+    after = agreement()
+    copies = _copies(algo, LEARNER)
+    algo.stop()
+    assert after > 0.8 and 1 - after < (1 - before) / 2, (before, after)
+    assert info["agreement"] > 0.8 and info["samples"] == 16_000
+    assert all(_same(copy, copies[0]) for copy in copies[1:])
 
 
 def test_snapshots_are_frozen_copies_that_a_checkpoint_keeps(local_ray, tmp_path):
@@ -302,7 +480,7 @@ def test_snapshots_are_frozen_copies_that_a_checkpoint_keeps(local_ray, tmp_path
     algo.save_to_path(tmp_path / "checkpoint")
     algo.stop()
     restored = algorithm_config(cfg, 1).build_algo()
-    restored.restore_from_path(tmp_path / "checkpoint")
+    restore(restored, tmp_path / "checkpoint", ["snapshot_0"])
     for copy in _copies(restored, "snapshot_0"):
         assert _same(copy, frozen)
     restored.stop()
@@ -321,7 +499,7 @@ def test_pool_agents_are_seated_by_module_ids_of_their_own(local_ray, tmp_path):
             opponents={"pool": {f"ppo:{path}": 1, "random": 1}},
             rllib={"num_env_runners": 0, "num_envs_per_env_runner": 4},
         )  # fmt: skip
-        assert [m for m, _, _ in pool_modules(cfg)] == ["agent_0", "agent_1"]
+        assert [ids for ids, _, _ in pool_modules(cfg)] == [["agent_0_s0"], ["agent_1_s0"]]
         assert train(cfg, echo=lambda _: None)["timesteps"] >= 600
     searcher = _config(tmp_path, opponents={"pool": {"ismcts:8": 1}})
     with pytest.raises(TrainConfigError, match="'ismcts:8' searches the game's rows"):

@@ -455,14 +455,14 @@ def test_imitation_makes_the_policy_play_like_the_teacher():
 
     from agents.ppo import PolicyAgent
     from card_envs.wrappers import SingleAgentVecEnv
-    from training.imitation import collect, imitate
+    from training.imitation import collect, imitate_policy
 
     cfg = parse_config(
         {**BASE, "imitation": {"teacher": "heuristic", "samples": 20_000, "epochs": 4}}
     )
     venv = SingleAgentVecEnv("no_thanks_v0", 8, opponents="random", seed=0)
     model = MaskablePPO("MlpPolicy", venv, seed=0, device="cpu")
-    info = imitate(model, cfg, cfg.imitation, echo=lambda _: None)
+    info = imitate_policy(model, cfg, cfg.imitation, echo=lambda _: None)
     assert info["agreement"] > 0.9 and info["samples"] > 15_000
     fresh = collect(parse_config({**BASE, "seed": 9, "imitation": {"teacher": "heuristic",
                                   "samples": 2000}}), cfg.imitation)  # fmt: skip

@@ -47,6 +47,13 @@ imitation:                      # optional warm start before PPO (training/imita
   epochs: 3
   batch_size: 2048
   learning_rate: 1.0e-3
+rllib:                          # read by --backend rllib only (docs/training.md, RLlib)
+  num_env_runners: 1            # Ray actors stepping games (0: in the driver)
+  num_envs_per_env_runner: 8
+  train_batch_size: null        # env steps per update; null: num_envs x n_steps x seats
+  address: null                 # a Ray cluster (auto, ray://...); null: a local Ray
+  num_learners: 0               # learner actors (0: the learner in the driver)
+  num_gpus_per_learner: 0
 ```
 
 Pool keys are agent specs (`random`, `heuristic`, `computer`, `ppo:path`) or `self` (the
@@ -54,9 +61,10 @@ snapshots). Every seat other than the learner's draws its agent from the pool by
 the start of every game.
 
 With `mix`, every combination of its values (over `config`) is a setting that gets an equal
-share of the `num_envs` games; observations are padded to the layout every config of the
-game shares (`card_envs.core.padding`), so the model plays every setting, and the `ppo`
-agent pads for it. Periodic evaluations play `config` itself; the final one every setting.
+share of the `num_envs` games (with `--backend rllib`: of the games, each env playing the
+settings in turn); observations are padded to the layout every config of the game shares
+(`card_envs.core.padding`), so the model plays every setting, and the `ppo` and `rllib`
+agents pad for it. Periodic evaluations play `config` itself; the final one every setting.
 """
 
 from __future__ import annotations
@@ -124,6 +132,8 @@ class RLlibSettings:
     train_batch_size: int | None = None  # env steps (every seat's) per PPO update; None:
     #   the SB3 path's rollout, num_envs x n_steps learner steps, times the seats
     address: str | None = None  # a Ray cluster (auto, ray://...); None: a local Ray
+    num_learners: int = 0  # Ray actors updating the module together (0: in the driver)
+    num_gpus_per_learner: float = 0.0  # GPUs of each learner (of the driver's with 0 learners)
 
 
 @dataclass(frozen=True)
@@ -185,7 +195,8 @@ class TrainConfig:
         keep = {k: v for k, v in self.as_dict().items() if k not in loose}
         if keep["sampling"] == "uniform":  # runs from before the key existed still resume
             del keep["sampling"]
-        for scale in ("num_env_runners", "address"):  # where it runs, not how it learns
+        scale_keys = ("num_env_runners", "address", "num_learners", "num_gpus_per_learner")
+        for scale in scale_keys:  # where it runs, not how it learns
             keep["rllib"].pop(scale)
         blob = json.dumps(keep, sort_keys=True, default=str)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
@@ -208,7 +219,8 @@ TOP_KEYS = {
     "imitation": "mapping: teacher, samples, epochs, batch_size, learning_rate (optional)",
     "video_episodes": "int >= 0: episodes of the trained agent saved as videos",
     "mix": "mapping of option -> list of values: one model for every combination",
-    "rllib": "mapping: num_env_runners, num_envs_per_env_runner, train_batch_size, address",
+    "rllib": "mapping: num_env_runners, num_envs_per_env_runner, train_batch_size, address, "
+    "num_learners, num_gpus_per_learner",
 }
 OPPONENT_KEYS = {"pool": "", "snapshot_every": "", "snapshots": "", "sampling": ""}
 SAMPLINGS = ("uniform", "pfsp")
@@ -303,6 +315,14 @@ def _rllib(where: str, raw: Any) -> RLlibSettings:
             where, "train_batch_size", raw.get("train_batch_size"), allow_none=True
         ),
         address=address,
+        num_learners=_check.int(
+            where, "num_learners", raw.get("num_learners", defaults.num_learners), low=0
+        ),
+        num_gpus_per_learner=_check.float(
+            where,
+            "num_gpus_per_learner",
+            raw.get("num_gpus_per_learner", defaults.num_gpus_per_learner),
+        ),  # fmt: skip
     )
 
 

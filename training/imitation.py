@@ -5,8 +5,9 @@ The teacher plays every seat of `num_envs` batched games; each of its decisions 
 sample (observation, mask, action, the seat's total reward in that game). The actor is
 trained by cross-entropy on the masked logits, the critic by squared error on the reward
 (the exact return with gamma 1 and rewards at the end of the game, as in every game here).
-Memory: samples x observation size x 4 bytes (1M Surfosaurus decisions at 4 players with
-hints: 2.8 GB).
+Both training backends use it: `imitate_policy` on a MaskablePPO policy, and
+training/rllib/train.py on its `main` module. Memory: samples x observation size x 4
+bytes (1M Surfosaurus decisions at 4 players with hints: 2.8 GB).
 """
 
 from __future__ import annotations
@@ -95,16 +96,18 @@ def collect_setting(
     return obs_buf, mask_buf, act_buf, returns
 
 
-def imitate(model, config: TrainConfig, settings: ImitationSettings, echo=print) -> dict:
-    """Fit `model.policy` to the teacher; returns what was done and how well it fits."""
+def imitate(net, heads, config: TrainConfig, settings: ImitationSettings, echo=print) -> dict:
+    """Fit `net` (a torch module) to the teacher's decisions; `heads(obs, masks)` gives its
+    masked actor logits and critic values of a batch, so both training backends share the
+    data and the fit. Returns what was done and how well it fits (results.json's
+    `imitation`)."""
     import torch
 
     t0 = time.perf_counter()
     data = collect(config, settings)
     collected = time.perf_counter() - t0
-    policy = model.policy
-    policy.set_training_mode(True)
-    optimizer = torch.optim.Adam(policy.parameters(), lr=settings.learning_rate)
+    net.train(True)
+    optimizer = torch.optim.Adam(net.parameters(), lr=settings.learning_rate)
     obs = torch.as_tensor(data.observations)
     masks = torch.as_tensor(data.masks)
     actions = torch.as_tensor(data.actions)
@@ -115,16 +118,16 @@ def imitate(model, config: TrainConfig, settings: ImitationSettings, echo=print)
         order = torch.randperm(m, generator=generator)
         for start in range(0, m, settings.batch_size):
             idx = order[start : start + settings.batch_size]
-            logits, values = _heads(policy, obs[idx], masks[idx])
+            logits, values = heads(obs[idx], masks[idx])
             loss = torch.nn.functional.cross_entropy(logits, actions[idx])
             loss = loss + 0.5 * torch.nn.functional.mse_loss(values, returns[idx])
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
-    policy.set_training_mode(False)
+    net.train(False)
     with torch.no_grad():
         check = slice(0, min(m, 50_000))
-        logits, values = _heads(policy, obs[check], masks[check])
+        logits, values = heads(obs[check], masks[check])
         agreement = float((logits.argmax(1) == actions[check]).float().mean())
         value_error = float(torch.nn.functional.mse_loss(values, returns[check]))
     info = {
@@ -141,6 +144,12 @@ def imitate(model, config: TrainConfig, settings: ImitationSettings, echo=print)
         f"action {agreement:.1%} of the time ({info['seconds']} s)"
     )
     return info
+
+
+def imitate_policy(model, config: TrainConfig, settings: ImitationSettings, echo=print) -> dict:
+    """`imitate` for a MaskablePPO model: its policy's actor and critic."""
+    policy = model.policy
+    return imitate(policy, lambda obs, masks: _heads(policy, obs, masks), config, settings, echo)
 
 
 def _heads(policy, obs, masks):

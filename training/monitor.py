@@ -7,6 +7,7 @@ import csv
 import json
 import time
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -77,12 +78,13 @@ def evaluate_policy(
     """The learner (argmax of its masked policy) against each `config.eval_against` agent
     filling every other seat, seat-balanced, plus run-env episodes if configured; in
     `config.config`, or with `every_setting` in each of `config.settings` (a mix's)."""
+    return evaluate_learner(config, policy_learner(policy), games, seed, workers, every_setting)
+
+
+def policy_learner(policy) -> Callable[[Padding | None], PolicyAgent]:
+    """`make_learner` of a MaskablePPO policy: a frozen copy played by its argmax."""
     frozen = frozen_copy(policy)
-
-    def learner(padding):
-        return PolicyAgent(frozen, deterministic=True, padding=padding)
-
-    return evaluate_learner(config, learner, games, seed, workers, every_setting)
+    return lambda padding: PolicyAgent(frozen, deterministic=True, padding=padding)
 
 
 def evaluate_learner(

@@ -130,6 +130,7 @@ def train(
         append_rows,
         evaluate_policy,
         keep_rows_until,
+        policy_learner,
     )
     from training.opponents import OpponentPool
     from training.video import record_videos, require_moviepy
@@ -157,10 +158,10 @@ def train(
             "MlpPolicy", venv, seed=config.seed, device="cpu", verbose=0, **config.ppo.kwargs()
         )
         if config.imitation is not None:
-            from training.imitation import imitate
+            from training.imitation import imitate_policy
 
             t_imitation = time.perf_counter()
-            imitation = imitate(model, config, config.imitation, echo=echo)
+            imitation = imitate_policy(model, config, config.imitation, echo=echo)
             elapsed = time.perf_counter() - t_imitation  # counts towards the time limit
         if config.uses_self_play:
             pool.add_snapshot(model.policy)  # the starting policy until the first refresh
@@ -200,7 +201,11 @@ def train(
             "mean": ep.mean_return, "ci_low": ep.mean_return_ci[0], "ci_high": ep.mean_return_ci[1]
         }  # fmt: skip
     baseline = run_baselines["heuristic"]["mean"] if run_baselines else None
-    videos = record_videos(config, model.policy, paths.videos) if config.video_episodes else []
+    videos = (
+        record_videos(config, policy_learner(model.policy), paths.videos)
+        if config.video_episodes
+        else []
+    )
     steps = model.num_timesteps - start_steps
     split = monitor.time_split() if remaining > 0 else {}
     results = {

@@ -5,12 +5,13 @@ a run shows how its agent plays and not only how often it wins."""
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Callable
 from pathlib import Path
 
 import gymnasium
 from gymnasium.wrappers import RecordVideo
 
-from agents.ppo import PolicyAgent, frozen_copy
+from agents import Agent
 from card_envs.core.padding import Padding
 from card_envs.registry import gym_id, make_game
 from training.config import TrainConfig
@@ -34,11 +35,16 @@ def opponent(config: TrainConfig) -> str | None:
     return None if config.num_players == 1 else config.eval_against[-1]
 
 
-def record_videos(config: TrainConfig, policy, folder: Path) -> list[Path]:
-    """`config.video_episodes` episodes of `policy` (the argmax of its masked policy) as
-    `<name>-episode-<i>.mp4` files in `folder`; the learner's seat rotates between them."""
-    padding = Padding(make_game(config.env, **config.config)) if config.padded else None
-    learner = PolicyAgent(frozen_copy(policy), deterministic=True, padding=padding)
+def record_videos(
+    config: TrainConfig, make_learner: Callable[[Padding | None], Agent], folder: Path
+) -> list[Path]:
+    """`config.video_episodes` episodes of the trained agent in `config.config` as
+    `<name>-episode-<i>.mp4` files in `folder`; the learner's seat rotates between them.
+    `make_learner(padding)` gives the agent, as for `monitor.evaluate_learner` (either
+    backend gives one)."""
+    learner = make_learner(
+        Padding(make_game(config.env, **config.config)) if config.padded else None
+    )
     others = {} if opponent(config) is None else {"opponents": opponent(config)}
     env = gymnasium.make(gym_id(config.env), render_mode="rgb_array", **others, **config.config)
     recorder = RecordVideo(

@@ -8,7 +8,7 @@ replaces its sampling loop: per step, one forward pass per module over the games
 to act it plays, one batched engine step, and a few list appends per game. It builds the
 `MultiAgentEpisode`s RLlib's learner takes only when a game ends or `sample()` returns.
 
-The episodes hold what `TurnEnv` gives RLlib: agents `seat_0..`, modules mapped per game by
+The episodes hold what `TurnEnv` gives RLlib: agents `s0_seat_0..`, modules mapped per game by
 the config's `policy_mapping_fn`; a seat's step runs from its observation to its next one
 (or the game's end, when every seat gets its last observation, with a zero mask), its
 reward is the sum of its rewards in between; illegal actions are refused by the engine.
@@ -51,8 +51,8 @@ class BatchedGames(VectorMultiAgentEnv):
     `BatchedEnvRunner` steps it, through `self.games`."""
 
     def __init__(self, env_config: dict[str, Any], num_envs: int) -> None:
-        config = dict(env_config)
-        self.games = make_vec(config.pop("env_id"), num_envs, **config)
+        (setting,) = env_config["settings"]  # a mix plays on RLlib's runner over TurnEnv
+        self.games = make_vec(env_config["env_id"], num_envs, **setting)
         game = self.games.game
         self.num_envs = num_envs
         self.possible_agents = [agent_id(p) for p in range(game.num_players)]

@@ -18,6 +18,8 @@ from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.rl_module import RLModule
 
 from agents.registry import make_agent
+from card_envs.core.padding import Padding
+from card_envs.registry import make_game
 
 LOWEST = torch.finfo(torch.float32).min
 
@@ -66,18 +68,24 @@ class MaskedPPOModule(DefaultPPOTorchRLModule):
 
 
 class AgentModule(RLModule):
-    """One of the project's agents (`model_config`: `{"env_id", "config", "spec"}`) as a
-    module that is never trained: it acts on the observation and mask it is given."""
+    """One of the project's agents in one setting (`model_config`: `{"env_id", "config",
+    "spec", "seed", "padded"}`) as a module that is never trained: it acts on the
+    observation and mask it is given. A scripted agent reads its setting's own observations,
+    so with `padded` it takes them back out of the padded ones (the env pads them for the
+    learner); the policy mapping seats it in its setting only."""
 
     def setup(self) -> None:
         cfg = self.model_config
-        self.agent = make_agent(
-            cfg["spec"], cfg["env_id"], seed=cfg.get("seed"), **cfg.get("config", {})
-        )
+        config = cfg.get("config", {})
+        self.agent = make_agent(cfg["spec"], cfg["env_id"], seed=cfg.get("seed"), **config)
+        game = make_game(cfg["env_id"], **config)
+        self.index = Padding(game).index if cfg.get("padded") else None
 
     def _forward(self, batch: dict, **kwargs) -> dict:
         obs = batch[Columns.OBS]
         observations = np.asarray(obs["observations"], dtype=np.float32)
+        if self.index is not None:
+            observations = observations[:, self.index]
         masks = np.asarray(obs["action_mask"]) > 0.5
         actions = self.agent.act_batch(observations, masks.astype(np.int8))
         return {Columns.ACTIONS: np.asarray(actions, dtype=np.int64)}
