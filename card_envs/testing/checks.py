@@ -338,19 +338,20 @@ def check_refused(env: CardEnv, state: Any, message: str) -> None:
     assert env.state_dict() == before, "a refused dict changed the env"
 
 
-def check_load_state_dict(env_id: str, config: Config, seed: int = 17, horizon: int = 40):
+def check_load_state_dict(env_id: str, config: Config, seed: int = 17, horizon: int = 30):
     """`load_state_dict` is the inverse of `state_dict`: at positions of random games and at
     their ends, an env loaded with the dict's JSON (after a reset to another deal) shows the
     same observations, masks, agent and state dict; from there the same actions give both
-    the same rewards, observations and end (the PRNG travels in the dict: the same chance to
-    come), for `horizon` steps or to the end. A batched instance set to the position
-    matches too."""
+    the same rewards, the same observation for the seat to act and, every 10 steps and at
+    the end, the same everything (the PRNG travels in the dict: the same chance to come),
+    for `horizon` steps (from the first position: to the end). A batched instance set to
+    the position matches too."""
     where = _where(env_id, config)
     rng = np.random.default_rng(seed)
     twin = make(env_id, **config)
     venv = make_vec(env_id, 2, seed=seed, **config)
     venv.reset()
-    for k, env in enumerate(positions(env_id, config, seed, games=2, every=5)):
+    for k, env in enumerate(positions(env_id, config, seed, games=2, every=7)):
         d = json.loads(json.dumps(env.state_dict()))
         twin.reset(seed=seed + 1000 + k)
         twin.load_state_dict(d)
@@ -368,8 +369,15 @@ def check_load_state_dict(env_id: str, config: Config, seed: int = 17, horizon: 
             action = _random_action(ahead, rng)
             ahead.step(action)
             twin.step(action)
-            assert twin.rewards == ahead.rewards, f"{where} position {k} step {step}: rewards"
-            _same_position(ahead, twin, f"{where} position {k} step {step}")
+            at = f"{where} position {k} step {step}"
+            assert twin.rewards == ahead.rewards, f"{at}: rewards"
+            if step % 10 == 9 or not _live(ahead):  # all of it now and then, the end included
+                _same_position(ahead, twin, at)
+            elif _live(ahead):  # else what the acting seat sees
+                a, b = (e.observe(e.agent_selection) for e in (ahead, twin))
+                assert twin.agent_selection == ahead.agent_selection, at
+                assert np.array_equal(a["observation"], b["observation"]), at
+                assert np.array_equal(a["action_mask"], b["action_mask"]), at
         if not _live(ahead):  # the end: a finished position loads as finished
             end = copy.deepcopy(twin)
             end.load_state_dict(json.loads(json.dumps(ahead.state_dict())))
