@@ -1,7 +1,8 @@
 """How RLlib's env runners should step our games: RLlib's own `MultiAgentEnvRunner` over
 its `PettingZooEnv` wrapper of the AEC env (`card_envs.make`) or over our `TurnEnv` (an
-engine row stepped by the game's kernels), or our `BatchedEnvRunner` (all of a runner's
-games in one `BatchedEnv`, one forward pass per module and step).
+engine row stepped by the game's kernels), or our `BatchedEnvRunner` (a runner's games in
+one `BatchedEnv` per setting, one forward pass per module and step). With a mixed config
+`TurnEnv` and the batched runner play every setting, the AEC env its first one only.
 
     python -m benchmarks.rllib_envs [--config configs/training/no_thanks_rllib.yaml]
                                     [--iterations 4] [--rounds 3] [--runners 0 1 2]

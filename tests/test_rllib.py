@@ -211,49 +211,69 @@ def _finished_games(chunks: list) -> dict[str, dict]:
     return {i: g for i, g in games.items() if g["terminated"] is not None}
 
 
-def _replay(env: TurnEnv, seed: int | None, game_id: str, game: dict) -> None:
-    """Play a joined game on `env`: the same observations and masks at every turn, the same
-    last observations and rewards per seat; the learner in the seat `SeatMapping` gives."""
-    agents = game["agents"]
-    learner = agent_id(zlib.crc32(game_id.encode()) % env.game.num_players)
-    assert [a for a, rec in agents.items() if rec["module"] == LEARNER] == [learner]
+def _replay(env: TurnEnv, seed: int | None, game_id: str, game: dict, part: int = 0) -> None:
+    """Play a joined game of setting `part` on `env`, which plays that setting alone: the
+    agents are that setting's, with the same observations and masks at every turn, the same
+    last observations and rewards per seat; the learner in the seat `SeatMapping` gives, the
+    other seats that setting's modules."""
+    n = env.game.num_players
+    agents = {parse_agent_id(a)[1]: rec for a, rec in game["agents"].items()}
+    assert set(game["agents"]) == {agent_id(seat, part) for seat in agents}
+    assert set(agents) <= set(range(n))
+    learner = zlib.crc32(game_id.encode()) % n
+    assert [seat for seat, rec in agents.items() if rec["module"] == LEARNER] == [learner]
+    for rec in agents.values():
+        assert rec["module"] in {LEARNER, f"agent_0_s{part}", "snapshot_0", "snapshot_1"}
     obs, _ = env.reset(seed=seed)
     turn = dict.fromkeys(agents, 0)
     returns = dict.fromkeys(agents, 0.0)
     while True:
         ((aid, o),) = obs.items()
-        rec, t = agents[aid], turn[aid]
+        seat = parse_agent_id(aid)[1]
+        rec, t = agents[seat], turn[seat]
         assert np.array_equal(o["observations"], rec["obs"][t])
         assert np.array_equal(o["action_mask"], rec["masks"][t])
-        turn[aid] += 1
+        turn[seat] += 1
         obs, rewards, term, trunc, _ = env.step({aid: int(rec["actions"][t])})
         for a, r in rewards.items():
-            returns[a] += r
+            returns[parse_agent_id(a)[1]] += r
         if term["__all__"] or trunc["__all__"]:
             break
     assert game["terminated"] == term["__all__"]
-    for aid, rec in agents.items():
-        assert turn[aid] == len(rec["actions"]) == len(rec["rewards"])
-        assert np.array_equal(obs[aid]["observations"], rec["obs"][-1])
+    for seat, rec in agents.items():
+        assert turn[seat] == len(rec["actions"]) == len(rec["rewards"])
+        assert np.array_equal(obs[agent_id(seat)]["observations"], rec["obs"][-1])
         assert not rec["masks"][-1].any()
-        assert sum(rec["rewards"]) == pytest.approx(returns[aid])
+        assert sum(rec["rewards"]) == pytest.approx(returns[seat])
 
 
-def test_the_batched_runner_plays_the_engines_games(tmp_path):
-    """Three games in one engine sampled in short chunks (cut mid-game); each row's games,
-    joined, replay on a `TurnEnv` seeded as the row (the runner's seed + row)."""
-    runner = _batched_runner(tmp_path, num_envs=3)
+@pytest.mark.parametrize("mix", [None, {"num_players": [3, 4]}])
+def test_the_batched_runner_plays_the_engines_games(tmp_path, mix):
+    """Three games asked for, sampled in short chunks (cut mid-game); each row's games,
+    joined, replay on a one-setting `TurnEnv` seeded as the row (the runner's seed + row).
+    With a mix of 3 and 4 players, the 3 games round up to 2 per setting (rows 0-1 and
+    2-3), their agents name the setting, and the observations are padded by that setting's
+    `Padding` (as `TurnEnv` pads them: tested above)."""
+    runner = _batched_runner(tmp_path, num_envs=3, **({"mix": mix} if mix else {}))
+    settings = runner.config.env_config["settings"]
+    per = runner.num_envs // len(settings)
+    assert (runner.num_envs, per) == ((4, 2) if mix else (3, 3))
     chunks, row_of = [], {}
     for _ in range(12):
         chunks += runner.sample(num_timesteps=30, explore=True)
         row_of |= {g.episode.id_: i for i, g in enumerate(runner._games)}  # games under way
     games = _finished_games(chunks)
-    assert len(games) >= 6 and set(games) <= set(row_of)
-    for row in range(3):
-        env = TurnEnv({"env_id": "no_thanks_v0", "settings": [{"num_players": 3}]})
+    assert set(games) <= set(row_of)
+    for row in range(runner.num_envs):
+        part = row // per
+        env = TurnEnv({
+            "env_id": "no_thanks_v0", "settings": [settings[part]], "padded": bool(mix),
+        })  # fmt: skip
         ids = [i for i in games if row_of[i] == row]  # in the order they were played
+        assert ids
         for k, game_id in enumerate(ids):
-            _replay(env, runner._seed + row if k == 0 else None, game_id, games[game_id])
+            seed = runner._seed + row if k == 0 else None
+            _replay(env, seed, game_id, games[game_id], part)
 
 
 def test_the_batched_runner_passes_illegal_actions_to_the_engine_which_refuses_them(tmp_path):
@@ -400,9 +420,10 @@ HAS_MOVIEPY = importlib.util.find_spec("moviepy") is not None
 
 
 def test_a_mix_trains_one_module_that_plays_every_setting(local_ray, tmp_path):
-    """A mix of 3 and 4 players with a remote learner, a tiny imitation and a video: the
-    final evaluation has a row per setting, results.json reports the warm start, and the
-    run's agent plays both settings and refuses the 5-player game, naming what it plays."""
+    """A mix of 3 and 4 players on the batched runner with a remote learner, a tiny
+    imitation and a video: the final evaluation has a row per setting, results.json reports
+    the warm start, and the run's agent plays both settings and refuses the 5-player game,
+    naming what it plays."""
     cfg = _config(
         tmp_path, total_timesteps=1_500, mix={"num_players": [3, 4]},
         ppo={"n_steps": 16, "batch_size": 256, "n_epochs": 1, "net_arch": [32]},
@@ -411,6 +432,7 @@ def test_a_mix_trains_one_module_that_plays_every_setting(local_ray, tmp_path):
         video_episodes=1 if HAS_MOVIEPY else 0,
         rllib={"num_env_runners": 1, "num_envs_per_env_runner": 4, "num_learners": 1},
     )  # fmt: skip
+    assert algorithm_config(cfg, 1).env_runner_cls is BatchedEnvRunner
     results = train(cfg, echo=lambda _: None)
     rows = results["final_evaluation"]
     assert [(r["setting"], r["num_players"], r["games"]) for r in rows] == [

@@ -8,10 +8,16 @@ replaces its sampling loop: per step, one forward pass per module over the games
 to act it plays, one batched engine step, and a few list appends per game. It builds the
 `MultiAgentEpisode`s RLlib's learner takes only when a game ends or `sample()` returns.
 
-The episodes hold what `TurnEnv` gives RLlib: agents `s0_seat_0..`, modules mapped per game by
-the config's `policy_mapping_fn`; a seat's step runs from its observation to its next one
-(or the game's end, when every seat gets its last observation, with a zero mask), its
-reward is the sum of its rewards in between; illegal actions are refused by the engine.
+A mix (several settings) has a `BatchedEnv` per setting (`BatchedGames`), the runner's
+games split equally over them, so each setting gets an equal share of the games as with
+`TurnEnv`; observations are padded to the layout the settings share, so a module's one
+forward pass per step takes its games of every setting (a scripted opponent, one module per
+setting, is mapped to its setting's games only).
+
+The episodes hold what `TurnEnv` gives RLlib: agents `s<part>_seat_<k>`, modules mapped per
+game by the config's `policy_mapping_fn`; a seat's step runs from its observation to its
+next one (or the game's end, when every seat gets its last observation, with a zero mask),
+its reward is the sum of its rewards in between; illegal actions are refused by the engine.
 What it leaves out: env-to-module and module-to-env connectors (the project configures
 none) and per-episode callbacks; `random_actions` sampling is refused.
 """
@@ -41,28 +47,72 @@ from ray.rllib.utils.metrics import (
     WEIGHTS_SEQ_NO,
 )
 
-from card_envs.registry import make_vec
-from training.rllib.env import agent_id, observation_space
+from card_envs.core.batched import BatchedEnv
+from training.rllib.env import agent_id, observation_space, possible_agents, setting_games
 
 
 class BatchedGames(VectorMultiAgentEnv):
-    """`num_envs` games of `env_config["env_id"]` in one `BatchedEnv` (`self.games`), with the
-    per-seat spaces RLlib's connectors and module specs read off a runner's env. Only
-    `BatchedEnvRunner` steps it, through `self.games`."""
+    """A runner's games: each setting of `env_config` (as `TurnEnv` reads it) in a
+    `BatchedEnv` of its own (`self.parts`), with the per-seat spaces RLlib's connectors and
+    module specs read off a runner's env. Every setting gets an equal share of the
+    `num_envs` games, rounded up (No Thanks's 10 settings in 8 games: 10 games, one each),
+    so every runner plays every setting, each as often; a row always plays its setting.
+    Rows are numbered across the parts, setting 0's first. Only `BatchedEnvRunner` steps
+    it."""
 
     def __init__(self, env_config: dict[str, Any], num_envs: int) -> None:
-        (setting,) = env_config["settings"]  # a mix plays on RLlib's runner over TurnEnv
-        self.games = make_vec(env_config["env_id"], num_envs, **setting)
-        game = self.games.game
-        self.num_envs = num_envs
-        self.possible_agents = [agent_id(p) for p in range(game.num_players)]
-        obs_space = observation_space(game)
+        games, self.paddings = setting_games(env_config)
+        self.per_part = -(-num_envs // len(games))
+        self.parts = [BatchedEnv(game, self.per_part) for game in games]
+        self.num_envs = self.per_part * len(games)
+        self.part_of = np.repeat(np.arange(len(games)), self.per_part)  # of each row
+        self.num_players = max(g.num_players for g in games)
+        self.num_actions = games[0].num_actions
+        self.possible_agents = possible_agents(games)
+        obs_space = observation_space(games[0], self.paddings[0] is not None)
         self.single_observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self.single_action_spaces = {
-            a: gym.spaces.Discrete(game.num_actions) for a in self.possible_agents
+            a: gym.spaces.Discrete(self.num_actions) for a in self.possible_agents
         }
         self.single_observation_space = gym.spaces.Dict(self.single_observation_spaces)
         self.single_action_space = gym.spaces.Dict(self.single_action_spaces)
+
+    def reset(self, seed: int | None = None) -> None:
+        """New games everywhere; with a seed, row i starts from seed + i (as one
+        `BatchedEnv` of all the rows would), else each row goes on with its own stream."""
+        for k, part in enumerate(self.parts):
+            part.reset(None if seed is None else seed + k * self.per_part)
+
+    def _pad(self, k: int, obs: np.ndarray) -> np.ndarray:
+        """Part k's observations as the modules read them (a copy)."""
+        padding = self.paddings[k]
+        return obs.copy() if padding is None else padding(obs)
+
+    def observe(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every row's seat to act, its observation (padded with a mix) and its action mask
+        (float32)."""
+        players = np.concatenate([part.current_player for part in self.parts])
+        obs = np.concatenate([self._pad(k, p.observations) for k, p in enumerate(self.parts)])
+        masks = np.concatenate([p.action_masks for p in self.parts], dtype=np.float32)
+        return players, obs, masks
+
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every part's games stepped by its row's action: (rewards per row and seat, a
+        smaller table's extra seats 0; terminated; truncated)."""
+        rewards = np.zeros((self.num_envs, self.num_players), dtype=np.float32)
+        ends = []
+        for k, part in enumerate(self.parts):
+            rows = slice(k * self.per_part, (k + 1) * self.per_part)
+            _, _, r, terminated, truncated = part.step(actions[rows])
+            rewards[rows, : part.num_players] = r
+            ends.append((terminated, truncated))
+        terminated, truncated = (np.concatenate(e) for e in zip(*ends, strict=True))
+        return rewards, terminated, truncated
+
+    def final_observations(self, i: int) -> np.ndarray:
+        """The last observation of every seat of row i's game, which its last step ended."""
+        k, row = divmod(i, self.per_part)
+        return self._pad(k, self.parts[k].final_observations[row])
 
 
 class _Seat:
@@ -105,7 +155,7 @@ class _Seat:
             truncated=truncated,
             t_started=self.t_started,
             len_lookback_buffer=0,
-            agent_id=agent_id(seat),
+            agent_id=game.agents[seat],
             module_id=game.modules[seat],
             multi_agent_episode_id=game.episode.id_,
         )
@@ -122,10 +172,14 @@ class _Seat:
 
 
 class _Game:
-    """The game under way in one row: its episode (chunk), the module of each seat and the
-    seats' steps since the chunk began."""
+    """The game under way in one row: its setting, its episode (chunk), the agent and the
+    module of each seat and the seats' steps since the chunk began."""
 
-    def __init__(self, episode: MultiAgentEpisode, modules: list[str], seats: list[_Seat]):
+    def __init__(
+        self, part: int, episode: MultiAgentEpisode, modules: list[str], seats: list[_Seat]
+    ) -> None:
+        self.part = part
+        self.agents = [agent_id(seat, part) for seat in range(len(seats))]
         self.episode = episode
         self.modules = modules
         self.seats = seats
@@ -135,7 +189,7 @@ class _Game:
         """The chunk as RLlib's learner takes it: the seats that finished a step in it."""
         ep = self.episode
         ep.agent_episodes = {
-            agent_id(s): seat.episode(s, self, terminated, truncated)
+            self.agents[s]: seat.episode(s, self, terminated, truncated)
             for s, seat in enumerate(self.seats)
             if seat.rewards
         }
@@ -154,28 +208,30 @@ class BatchedEnvRunner(MultiAgentEnvRunner):
         self.num_envs = self.env.num_envs
         self._needs_initial_reset = True
 
-    def _new_game(self, env_t: int = 0, prev: _Game | None = None) -> _Game:
-        """A game's first chunk (its seats drawn by the mapping) or, from `prev`, its next."""
-        if prev is None:
-            ep = MultiAgentEpisode(
-                id_=uuid.uuid4().hex,
-                agent_to_module_mapping_fn=self.config.policy_mapping_fn,
-            )
-            modules = [ep.module_for(a) for a in self.env.possible_agents]
-            return _Game(ep, modules, [_Seat() for _ in modules])
+    def _new_game(self, part: int) -> _Game:
+        """The first chunk of a new game of setting `part`, its seats drawn by the mapping."""
+        ep = MultiAgentEpisode(
+            id_=uuid.uuid4().hex,
+            agent_to_module_mapping_fn=self.config.policy_mapping_fn,
+        )
+        seats = range(self.env.parts[part].num_players)
+        modules = [ep.module_for(agent_id(seat, part)) for seat in seats]
+        return _Game(part, ep, modules, [_Seat() for _ in seats])
+
+    def _next_chunk(self, prev: _Game, env_t: int) -> _Game:
+        """The game of `prev` going on in a new chunk from env step `env_t`."""
         ep = MultiAgentEpisode(
             id_=prev.episode.id_,
-            agent_module_ids=dict(zip(self.env.possible_agents, prev.modules, strict=True)),
+            agent_module_ids=dict(zip(prev.agents, prev.modules, strict=True)),
             agent_to_module_mapping_fn=self.config.policy_mapping_fn,
             env_t_started=env_t,
         )
-        return _Game(ep, prev.modules, [seat.rest() for seat in prev.seats])
+        return _Game(prev.part, ep, prev.modules, [seat.rest() for seat in prev.seats])
 
     def _reset_games(self) -> None:
-        games = self.env.games
-        games.reset(self._seed if self._needs_initial_reset else None)
-        n, p = self.num_envs, games.num_players
-        self._games = [self._new_game() for _ in range(n)]
+        self.env.reset(self._seed if self._needs_initial_reset else None)
+        n, p = self.num_envs, self.env.num_players
+        self._games = [self._new_game(part) for part in self.env.part_of]
         self._pending = np.zeros((n, p), dtype=np.float64)  # rewards since a seat's last step
         self._ongoing_episodes_for_metrics.clear()
         self._needs_initial_reset = False
@@ -234,22 +290,23 @@ class BatchedEnvRunner(MultiAgentEnvRunner):
                 self._ongoing_episodes_for_metrics[chunk.id_].append(chunk)
                 if chunk.agent_episodes:
                     ongoing.append(chunk)
-                self._games[i] = self._new_game(env_t=chunk.env_t, prev=game)
+                self._games[i] = self._next_chunk(game, chunk.env_t)
         self._done_episodes_for_metrics.extend(done)
         self._log_sampled(env_steps, done, done + ongoing)
         return done + ongoing
 
     def _step(self, explore: bool) -> list[MultiAgentEpisode]:
-        """One step of every game: each module acts for the games whose seat to act it
-        plays, the engine steps them all; returns the games that ended."""
-        games, n = self.env.games, self.num_envs
-        player = games.current_player.copy()
-        obs = games.observations.copy()
-        masks = torch.from_numpy(games.action_masks.astype(np.float32))
-        module_of = [self._games[i].modules[player[i]] for i in range(n)]
+        """One step of every game: each module acts for the games (of every setting) whose
+        seat to act it plays, the engines step them all; returns the games that ended."""
+        n = self.num_envs
+        player, obs, masks = self.env.observe()
+        masks = torch.from_numpy(masks)
+        rows_of: dict[str, list[int]] = {}  # a mix has many modules: one pass over the rows
+        for i in range(n):
+            rows_of.setdefault(self._games[i].modules[player[i]], []).append(i)
         actions = np.empty(n, dtype=np.int64)
-        for module_id in sorted(set(module_of)):  # a fixed order: the same seed, the same games
-            sel = np.array([i for i in range(n) if module_of[i] == module_id])
+        for module_id in sorted(rows_of):  # a fixed order: the same seed, the same games
+            sel = np.array(rows_of[module_id])
             acts, extras = self._act(module_id, obs[sel], masks[sel], explore)
             actions[sel] = acts
             for j, i in enumerate(sel):
@@ -260,7 +317,7 @@ class BatchedEnvRunner(MultiAgentEnvRunner):
                 step_extras = {key: v[j] for key, v in extras.items()}
                 step_extras[WEIGHTS_SEQ_NO] = self._weights_seq_no
                 seat.act(obs[i], masks[i].numpy(), int(acts[j]), step_extras)
-        _, _, rewards, terminated, truncated = games.step(actions)
+        rewards, terminated, truncated = self.env.step(actions)
         self._pending += rewards
         for game in self._games:
             game.steps += 1
@@ -271,15 +328,16 @@ class BatchedEnvRunner(MultiAgentEnvRunner):
     def _finish(self, i: int, terminated: bool) -> MultiAgentEpisode:
         """Row i's game is over (the engine dealt the next already): every seat that acted
         gets its last observation and reward; a fresh game takes the row."""
-        game, games = self._games[i], self.env.games
-        zero = np.zeros(games.num_actions, dtype=np.float32)
+        game = self._games[i]
+        zero = np.zeros(self.env.num_actions, dtype=np.float32)
+        final = self.env.final_observations(i)
         for s, seat in enumerate(game.seats):
             if seat.waiting:
                 seat.rewards.append(float(self._pending[i, s]))
-                seat.obs.append(games.final_observations[i, s].copy())
+                seat.obs.append(final[s])
                 seat.masks.append(zero)
         self._pending[i] = 0.0
-        self._games[i] = self._new_game()
+        self._games[i] = self._new_game(game.part)
         return game.chunk(terminated=terminated, truncated=not terminated)
 
     def _log_sampled(self, env_steps: int, done: list, episodes: list) -> None:

@@ -26,6 +26,7 @@ import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from card_envs.core import layout
+from card_envs.core.engine import Game
 from card_envs.core.padding import Padding
 from card_envs.registry import make_game
 
@@ -51,27 +52,34 @@ def observation_space(game, padded: bool = False) -> gym.spaces.Dict:
     })  # fmt: skip
 
 
+def setting_games(env_config: dict[str, Any]) -> tuple[list[Game], list[Padding | None]]:
+    """The game of each setting of an env_config and its padding (None: unpadded), checked:
+    the settings share one layout only when padded, and modules one number of actions."""
+    settings = env_config["settings"]
+    padded = bool(env_config.get("padded", False))
+    if len(settings) > 1 and not padded:
+        raise ValueError(f"{len(settings)} settings need padded observations (padded=True)")
+    games = [make_game(env_config["env_id"], **s) for s in settings]
+    if len({g.num_actions for g in games}) > 1:
+        raise ValueError(f"the settings {settings} have different numbers of actions")
+    return games, [Padding(g) if padded else None for g in games]
+
+
+def possible_agents(games: list[Game]) -> list[str]:
+    """Every seat of every setting: RLlib wants an env's agents fixed."""
+    return [agent_id(seat, part) for part, g in enumerate(games) for seat in range(g.num_players)]
+
+
 class TurnEnv(MultiAgentEnv):
     """RLlib's env_config: `env_id`, `settings` (the game's options of each setting) and
     `padded` (whether observations are padded; needed for more than one setting)."""
 
     def __init__(self, env_config: dict[str, Any]) -> None:
         super().__init__()
-        settings = env_config["settings"]
-        padded = bool(env_config.get("padded", False))
-        if len(settings) > 1 and not padded:
-            raise ValueError(f"{len(settings)} settings need padded observations (padded=True)")
-        self.games = [make_game(env_config["env_id"], **s) for s in settings]
-        if len({g.num_actions for g in self.games}) > 1:
-            raise ValueError(f"the settings {settings} have different numbers of actions")
-        self.paddings = [Padding(g) if padded else None for g in self.games]
-        self.possible_agents = [
-            agent_id(seat, part)
-            for part, game in enumerate(self.games)
-            for seat in range(game.num_players)
-        ]
+        self.games, self.paddings = setting_games(env_config)
+        self.possible_agents = possible_agents(self.games)
         self.agents = []
-        space = observation_space(self.games[0], padded)
+        space = observation_space(self.games[0], self.paddings[0] is not None)
         self.observation_spaces = dict.fromkeys(self.possible_agents, space)
         action_space = gym.spaces.Discrete(self.games[0].num_actions)
         self.action_spaces = dict.fromkeys(self.possible_agents, action_space)

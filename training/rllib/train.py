@@ -5,10 +5,11 @@ a module drawn from the opponent pool by weight: the scripted agents as fixed mo
 (`AgentModule`, one per setting), and `self` as `snapshots` frozen copies of `main`
 (`snapshot_0..`, all the starting policy at first, the oldest refreshed every
 `snapshot_every` learner steps). The mapping is RLlib's `policy_mapping_fn`; only `main`
-trains. With a `mix`, the env plays every setting in turn with padded observations
-(training/rllib/env.py), so `main` and the snapshots play them all; the periodic
-evaluations play `config`, the final one every setting. `imitation` fits `main` to the
-teacher before PPO (training/imitation.py); `video_episodes` records the trained agent.
+trains. With a `mix`, the env runners play every setting with padded observations
+(training/rllib/batched.py, or env.py under RLlib's runner), so `main` and the snapshots
+play them all; the periodic evaluations play `config`, the final one every setting.
+`imitation` fits `main` to the teacher before PPO (training/imitation.py);
+`video_episodes` records the trained agent.
 
 Output in `out`, as the SB3 path: `results.json` (the final evaluation by the project's own
 harness, targets, throughput), `evaluations.csv`, `training.csv`, `tensorboard/`,
@@ -127,9 +128,8 @@ def algorithm_config(config: TrainConfig, num_env_runners: int, batched: bool = 
     """The PPOConfig of a run: env, runners, learners, modules, mapping and PPO settings.
     With `num_learners` learners, each takes its share of the batch and minibatch (RLlib's
     sizes are per learner), so an update means the same whatever the count. `batched`: env
-    runners that step all their games in one engine call (`BatchedEnvRunner`, several times
-    faster, see docs/training.md) where the run has one setting; else, and for a mix,
-    RLlib's own runner over `TurnEnv`s."""
+    runners that step all their games in one engine call per setting (`BatchedEnvRunner`,
+    several times faster, see docs/training.md); else RLlib's own runner over `TurnEnv`s."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -168,7 +168,7 @@ def algorithm_config(config: TrainConfig, num_env_runners: int, batched: bool = 
         .env_runners(
             num_env_runners=num_env_runners,
             num_envs_per_env_runner=rl.num_envs_per_env_runner,
-            env_runner_cls=BatchedEnvRunner if batched and not config.mix else None,
+            env_runner_cls=BatchedEnvRunner if batched else None,
             # a sample takes as long as the runner's share of the batch needs: with RLlib's
             # 60 s timeout a large batch (the shipped configs') was dropped every iteration
             sample_timeout_s=None,
