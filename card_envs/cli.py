@@ -7,6 +7,8 @@ import ast
 import sys
 import time
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from agents.registry import SPEC_HELP
@@ -382,16 +384,22 @@ def main(argv: list[str] | None = None) -> None:
         "exploit": cmd_exploit,
         "dataset": cmd_dataset,
     }
+    if args.command == "list":
+        print("\n".join(env_ids()))
+        return
+    with one_line_errors("card-envs"):
+        commands[args.command](args)
+
+
+@contextmanager
+def one_line_errors(prog: str) -> Iterator[None]:
+    """Bad input (a ValueError, or an ImportError naming a missing extra) ends the command
+    with one line `<prog>: error: ...` and exit status 2; `python -m training.train` and the
+    other modules that are also `card-envs` commands end the same way."""
     try:
-        if args.command == "list":
-            print("\n".join(env_ids()))
-        else:
-            commands[args.command](args)
-    except ValueError as err:
-        print(f"card-envs: error: {err}", file=sys.stderr)
-        raise SystemExit(2) from None
-    except ImportError as err:
-        print(f"card-envs: error: {err}", file=sys.stderr)
+        yield
+    except (ValueError, ImportError) as err:
+        print(f"{prog}: error: {err}", file=sys.stderr)
         raise SystemExit(2) from None
 
 

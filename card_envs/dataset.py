@@ -256,14 +256,11 @@ def run(args) -> Any:
 
 
 def main(argv: list[str] | None = None) -> None:
-    import sys
+    from card_envs.cli import one_line_errors
 
     args = build_parser().parse_args(argv)
-    try:
+    with one_line_errors("dataset"):
         run(args)
-    except (ValueError, ImportError) as err:
-        print(f"dataset: error: {err}", file=sys.stderr)
-        raise SystemExit(2) from None
 
 
 if __name__ == "__main__":

@@ -91,6 +91,7 @@ BAD = [
     (lambda d: d["cards"][2].remove(34), r"missing \[34\]"),
     (lambda d: d["cards"][2].append(36), r"cards\[2\]\[7\]: 36 is not in 3\.\.35"),
     (lambda d: d.update(cards=d["cards"][:2]), "cards: must be a list of 3 items, one per seat"),
+    (lambda d: d["cards"].__setitem__(1, None), r"cards\[1\]: None is not a list"),
     (
         lambda d: d.update(tokens=[10, 1, 19]),
         r"tokens: \[10, 1, 19\] and the pot's 4 make 34, not 33",

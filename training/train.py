@@ -346,12 +346,11 @@ def run(args: argparse.Namespace) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
+    from card_envs.cli import one_line_errors
+
     args = build_parser().parse_args(argv)
-    try:
+    with one_line_errors("train"):
         run(args)
-    except (ValueError, ImportError) as err:
-        print(f"train: error: {err}", file=sys.stderr)
-        raise SystemExit(2) from None
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ from card_envs.core import layout
 STATUS_NAMES = ("running", "terminated", "truncated")  # layout.RUNNING, TERMINATED, TRUNCATED
 HEADER_KEYS = ("env_id", "config", "status", "turn", "rng")  # every game's state dict has them
 RNG_WORD = 1 << 32  # the PRNG state is four 32-bit words
+FIELD = object()  # `value` not given: read the field named `key` (a given value may be None)
 
 
 class StateDictError(ValueError):
@@ -56,9 +57,9 @@ class Reader:
             self.fail(key, "missing")
         return self.d[key]
 
-    def int(self, key: str, low: int, high: int | None = None, value: Any = None) -> int:
+    def int(self, key: str, low: int, high: int | None = None, value: Any = FIELD) -> int:
         """An int in low..high (`value` instead of the field's own, for list items)."""
-        v = self.get(key) if value is None else value
+        v = self.get(key) if value is FIELD else value
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
             self.fail(key, f"{v!r} is not an int")
         if v < low or (high is not None and v > high):
@@ -79,10 +80,15 @@ class Reader:
         return list(names).index(v)
 
     def ints(
-        self, key: str, low: int, high: int | None = None, length: int | None = None, value=None
+        self,
+        key: str,
+        low: int,
+        high: int | None = None,
+        length: int | None = None,
+        value: Any = FIELD,
     ) -> list[int]:
         """A list of ints in low..high, of `length` items when given."""
-        v = self.get(key) if value is None else value
+        v = self.get(key) if value is FIELD else value
         if not isinstance(v, (list, tuple)):
             self.fail(key, f"{v!r} is not a list")
         if length is not None and len(v) != length:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from card_envs.core import layout
-from card_envs.core.loading import Reader, StateDictError
+from card_envs.core.loading import FIELD, Reader, StateDictError
 from card_envs.games.super_zwierzaki import engine as k
 from card_envs.games.super_zwierzaki.deck import CLASSES, COLOURS, FUNCTIONS, KINDS
 
@@ -191,7 +191,7 @@ def read_names(r: Reader, key: str, codes: tuple[str, ...]) -> int:
     return mask
 
 
-def read_sorted(r: Reader, key: str, high: int, value: Any = None, distinct: bool = False):
+def read_sorted(r: Reader, key: str, high: int, value: Any = FIELD, distinct: bool = False):
     """A list of ints in 0..high in increasing order (a set or a multiset: the dict's one
     way of writing it)."""
     items = r.ints(key, 0, high, value=value)

@@ -12,7 +12,7 @@ import numpy as np
 from card_envs.core import combos, layout, rng
 from card_envs.core.config import Option
 from card_envs.core.engine import Game
-from card_envs.core.loading import Reader
+from card_envs.core.loading import FIELD, Reader
 from card_envs.core.scene import Scene
 from card_envs.games.surfosaurus import batched, search
 from card_envs.games.surfosaurus import engine as k
@@ -141,9 +141,9 @@ def _card(r: Reader, key: str, item: Any) -> Card:
     return colour, r.int(f"{key}[1]", 1, combos.NUM_VALUES, value=item[1])
 
 
-def _cards(r: Reader, key: str, count: int, why: str, value: Any = None) -> list[Card]:
+def _cards(r: Reader, key: str, count: int, why: str, value: Any = FIELD) -> list[Card]:
     """A list of `count` cards (`why` says where the count comes from)."""
-    items = r.get(key) if value is None else value
+    items = r.get(key) if value is FIELD else value
     if not isinstance(items, (list, tuple)):
         r.fail(key, f"{items!r} is not a list of cards")
     if len(items) != count:
