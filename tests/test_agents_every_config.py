@@ -21,7 +21,9 @@ STEPS = 12  # engine steps of 6 games: every seat acts at least once in most con
 
 
 def specs(env_id: str) -> list[str]:
-    found = ["random", "heuristic", "ismcts:8", "ppo"]
+    # rollouts cut at 40 actions: a whole Rummidrez solo rollout is hundreds of solver-backed
+    # draws (minutes for this test); test_ismcts.py plays whole rollouts in every env
+    found = ["random", "heuristic", "ismcts:8:depth=40", "ppo"]
     if hasattr(make_game(env_id), "computer_actions"):
         found.append("computer")  # the games with a built-in computer player
     return found
