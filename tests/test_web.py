@@ -13,7 +13,7 @@ from agents.ismcts import SPECS_10MS
 from card_envs import positions
 from card_envs.core.scene import strip_actions
 from card_envs.registry import multi_agent_env_ids, single_agent_env_ids
-from card_envs.tournament import read_jsonl
+from card_envs.tournament import parse_config, read_jsonl, run_tournament
 from card_envs.web.match import Match
 from card_envs.web.server import make_server
 from card_envs.web.sessions import Sessions
@@ -209,6 +209,65 @@ def test_ismcts_plays_at_the_games_fixed_budget_and_no_other(app):
         body["agents"] = [spec, "random", "random"]
         status, err = client.json("POST", "/api/matches", body)
         assert status == 400 and spec in err["error"]
+
+
+def _policy_lines(log: list[dict]) -> list[bool]:
+    return ["policy" in line for line in log]
+
+
+def test_watched_agents_show_their_policy_to_all_cards_and_their_own_seat(app):
+    """ppo and ismcts moves carry their top actions with probabilities and the value; a
+    random agent has none; a seat sees only its own agent's (they hang on its cards)."""
+    the_app, client = app
+    body = {"env_id": "no_thanks_v0", "agents": ["ppo", "ismcts", "random"], "seed": 4}
+    _, data = client.json("POST", "/api/matches", body)
+    key = data["id"]
+    for _ in range(9):
+        status, _ = client.json("POST", f"/api/matches/{key}/step", {"viewer": "all"})
+        assert status == 200
+    match = the_app.sessions.get(key)
+    _, everything = client.json("GET", f"/api/matches/{key}?viewer=all")
+    assert _policy_lines(everything["log"]) == [m["seat"] != 2 for m in match.moves]
+    for line in everything["log"]:
+        if "policy" in line:
+            top = line["policy"]["top"]
+            assert line["text"] in [t["text"] for t in top]  # the move made is among them
+            assert sum(t["p"] for t in top) == pytest.approx(1, abs=1e-3)  # both actions
+            value = line["policy"]["value"]
+            assert value is None or 0 <= value <= 1.5
+    for seat in range(3):
+        _, own = client.json("GET", f"/api/matches/{key}?viewer={seat}")
+        assert _policy_lines(own["log"]) == [m["seat"] == seat != 2 for m in match.moves]
+    body["agents"] = ["ppo", "human", "ismcts"]  # the person sees no agent's policy
+    _, data = client.json("POST", "/api/matches", body)
+    _, data = client.json("POST", f"/api/matches/{data['id']}/play", {"action": 1})
+    assert len(data["log"]) >= 2 and not any(_policy_lines(data["log"]))
+
+
+def test_a_replay_shows_the_policies_its_record_kept(tmp_path):
+    raw = {"name": "p", "db": str(tmp_path / "p.sqlite"), "out": str(tmp_path / "out"),
+           "progress": False, "workers": 1, "records": True, "record_policy": True,
+           "events": [{"name": "nt", "env": "no_thanks_v0", "config": {"num_players": 3},
+                       "agents": ["ppo", "heuristic", "random"], "games": 1}]}  # fmt: skip
+    run_tournament(parse_config(raw))
+    rec = next(read_jsonl(tmp_path / "out" / "nt.jsonl"))
+    _, server, client = start_app(records=[tmp_path / "out" / "nt.jsonl"], stores=[raw["db"]])
+    try:
+        for source, tournament in ((0, ""), (1, "&tournament=p")):
+            query = (f"/api/replay?source={source}{tournament}&event=nt&table={rec['table']}"
+                     f"&game={rec['game']}&step={rec['length']}&viewer=all")  # fmt: skip
+            status, view = client.json("GET", query)
+            assert status == 200
+            lines = view["log"][-len(rec["policy"]) :]
+            entries = rec["policy"][-len(lines) :]
+            assert _policy_lines(lines) == [e is not None for e in entries]
+            for line, entry in zip(lines, entries, strict=True):
+                if entry is not None:
+                    want = [{"text": name, "p": p} for _, name, p in entry["top"]]
+                    assert line["policy"] == {"top": want, "value": entry["value"]}
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def test_a_person_cannot_look_at_other_seats_or_move_for_them(app):

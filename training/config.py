@@ -262,16 +262,17 @@ def _imitation(where: str, raw: Any, env_id: str, config: dict) -> ImitationSett
         return None
     raw = _check.mapping(where, "imitation", raw)
     _check.unknown_keys(where, raw, set(asdict(ImitationSettings())))
-    if ("teacher" in raw) == ("dataset" in raw):
+    teacher, dataset = raw.get("teacher"), raw.get("dataset")  # null: not given (as_dict)
+    if (teacher is None) == (dataset is None):
         _check.fail(
             where,
             "give one of the keys 'teacher' (the agent spec to imitate, e.g. heuristic) and "
             "'dataset' (a Minari dataset of card-envs dataset: its directory or id), "
-            f"not {'both' if 'teacher' in raw else 'neither'}",
+            f"not {'neither' if teacher is None else 'both'}",
         )
     return ImitationSettings(
-        teacher=_check_spec(where, raw["teacher"], env_id, config) if "teacher" in raw else None,
-        dataset=_check.str(where, "dataset", raw["dataset"]) if "dataset" in raw else None,
+        teacher=None if teacher is None else _check_spec(where, teacher, env_id, config),
+        dataset=None if dataset is None else _check.str(where, "dataset", dataset),
         samples=_check.int(where, "samples", raw.get("samples", 1_000_000)),
         epochs=_check.int(where, "epochs", raw.get("epochs", 3)),
         batch_size=_check.int(where, "batch_size", raw.get("batch_size", 2048)),
