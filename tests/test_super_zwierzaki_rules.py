@@ -11,6 +11,7 @@ last card is drawn first.
 import random
 from collections import Counter
 
+import numpy as np
 import pytest
 from helpers_super_zwierzaki import (
     ALIGATOR,
@@ -69,6 +70,7 @@ from reference_super_zwierzaki import (
     new_game,
 )
 
+from card_envs import positions
 from card_envs.games.super_zwierzaki import engine as k
 
 
@@ -160,6 +162,22 @@ def test_red_points_make_the_next_player_answer_or_draw_them(impl):
     assert t.legal() == kinds(RED2, WIELKA, CYR) + [DRAW]
     t.play(DRAW)
     assert t.hand_sizes() == [1, 7] and t.counters["red"] == 0 and t.seat == 0
+
+
+@pytest.mark.parametrize(
+    ("answer", "red", "hand"), [(RED2, 4, 4), (WIELKA, 0, 4), (CYR, 0, 4), (None, 0, 7)]
+)
+def test_from_red_points_pending_the_seat_answers_the_red_or_draws_it(answer, red, hand):
+    env = positions.load("super_zwierzaki/red-points-pending").make_env()
+    assert env.agent_selection == "player_1"
+    mask = env.observe("player_1")["action_mask"]
+    assert np.flatnonzero(mask).tolist() == kinds(RED2, WIELKA, CYR) + [DRAW]
+    env.step(DRAW if answer is None else KIND + answer)
+    while env.state_dict()["decisions"][0]["what"] == "react":  # nobody reacts to the play
+        env.step(PASS)
+    s = env.state_dict()
+    assert s["decisions"] == [{"what": "turn", "seat": 2}]
+    assert s["counters"]["red"] == red and len(s["hands"][1]) == hand
 
 
 def test_red_answered_with_red_adds_and_wielka_5_sets_red_to_zero(impl):
