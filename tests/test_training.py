@@ -508,7 +508,7 @@ def test_a_dataset_warm_start_makes_a_short_run_play_its_moves(datasets, tmp_pat
     agent = make_agent(f"ppo:{tmp_path / 'run' / 'model.zip'}", "no_thanks_v0")
     agreement = (agent.act_batch(obs, masks) == actions).mean()
     chance = (1 / masks.sum(axis=1)).mean()  # a uniform pick among the legal actions
-    assert chance < 0.6 and agreement > 0.85
+    assert chance < 0.6 and agreement > 0.8  # measured: 0.88 against 0.52
 
 
 def test_a_dataset_is_found_by_its_id_in_the_minari_root_and_padded_for_a_mix(
