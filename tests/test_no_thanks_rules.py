@@ -365,6 +365,17 @@ def test_from_tied_winners_the_forced_take_ends_with_two_winners_sharing():
     assert last_rewards(env) == {"player_0": 0.0, "player_1": 0.5, "player_2": 0.5}
 
 
+def test_from_last_token_the_last_token_may_be_placed_and_then_the_card_must_be_taken():
+    env = positions.load("no_thanks/last-token").make_env()
+    assert mask_of(env, 0).tolist() == [1, 1]  # one token: either
+    env.step(NO_THANKS)
+    env.step(NO_THANKS)
+    env.step(NO_THANKS)
+    state = env.state_dict()
+    assert state["tokens"] == [0, 14, 14] and state["pot"] == 5 and state["current_card"] == 30
+    assert env.agent_selection == "player_0" and mask_of(env, 0).tolist() == [1, 0]
+
+
 def test_from_bridge_two_runs_taking_the_gap_card_counts_one_series():
     env = positions.load("no_thanks/bridge-two-runs").make_env()
     assert env.state_dict()["scores"][0] == 20 + 22 - 9  # two series before
