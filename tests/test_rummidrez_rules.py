@@ -401,6 +401,14 @@ def test_from_opening_needs_seven_six_cards_in_groups_cannot_open_seven_can():
     assert sorted(map(sorted, s["table"])) == [C("P1 P2 P3"), C("K1 K2 K3 K4")]
 
 
+def test_from_take_top_k_any_top_k_of_the_discard_pile_may_be_taken_and_is_known():
+    env = positions.load("rummidrez/take-top-k").make_env()
+    assert legal(env) == [k.DRAW, take(1), take(2), take(3)]  # the pile holds three
+    s = play(env, take(2))  # Joker 5 and Queen 5, the top two
+    assert s["discard_pile"] == C("K5") and s["known"] == [sorted(C("J5 Q5")), []]
+    assert s["phase"] == "meld" and len(s["hands"][0]) == 16 and env.agent_selection == "player_0"
+
+
 def test_opening_with_one_run_of_seven():
     env = situation(hands=["B1 B2 B3 B4 B5 B6 B7 J9", "P5"])
     s = play(env, *place("B1 B2 B3 B4 B5 B6 B7"), k.END_MELD)
