@@ -501,6 +501,21 @@ def test_rule_from_straight_flush_beats_four_of_a_kind(card, full_points):
     assert s["round"] == 1 and s["full_points"] == full_points and s["half_points2"] == [0, 0]
 
 
+@pytest.mark.parametrize(
+    ("card", "full_points"),
+    [((6, 8), [5] * 5), ((4, 9), [12, 10, 8, 6, 4])],  # black 8; blue 9
+    ids=["five-of-a-kind", "flush"],
+)
+def test_rule_from_five_card_combo_five_players_score_the_best_five(card, full_points):
+    """Five of a kind beats a flush; four 8s are no combo of five, so the flush beats them.
+    Points: 12 - value + 1 (8: 5; blue 1, 3, 5, 7, 9: 12, 10, 8, 6, 4)."""
+    env = positions.load("surfosaurus_max/five-card-combo").make_env()
+    assert env.agent_selection == "player_4"
+    env.step(card_id(card))
+    s = env.state_dict()
+    assert s["round"] == 1 and s["full_points"] == full_points and s["half_points2"] == [0] * 5
+
+
 def test_rule_each_player_scores_only_its_own_cards():
     """The same four 7s, played by different seats: the points follow the cards."""
     plays = [(0, 7), (4, 1), (1, 7), (5, 2), (2, 7), (6, 3), (3, 7), (4, 11)]
