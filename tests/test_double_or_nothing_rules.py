@@ -250,6 +250,17 @@ def test_from_more_numbers_beats_a_run_beats_a_higher_set_of_as_many_cards():
     assert env.agent_selection == "player_1"
 
 
+def test_from_pass_with_a_short_deck_the_pass_draws_the_one_card_there_is():
+    env = positions.load("double_or_nothing/pass-with-a-short-deck").make_env()
+    assert np.flatnonzero(env.observe("player_1")["action_mask"]).tolist() == [k.PASS]
+    env.step(k.PASS)  # draws 2 at stage 1, but one card is left
+    s = env.state_dict()
+    assert s["hands"][1] == [3, 1, 0, 0, 0, 0, 0, 0] and s["decks"][1] == []
+    assert sorted(s["decks"][0][-4:]) == [5, 5, 6, 6] and len(s["decks"][0]) == 54
+    assert s["status"] == "running" and s["current_play"] is None
+    assert s["leader"] == s["current_player"] == 0
+
+
 def test_pass_only_when_replying():
     env = make_env()
     env.reset(seed=3)
