@@ -200,6 +200,20 @@ def test_orc_adds_three_points_and_lets_the_player_pick_the_colour(impl):
     assert t.hand_sizes() == [1, 4]
 
 
+def test_from_orc_picks_colour_the_orc_names_any_colour_and_the_next_seat_answers_or_draws():
+    env = positions.load("super_zwierzaki/orc-picks-colour").make_env()
+    assert np.flatnonzero(env.observe("player_0")["action_mask"]).tolist() == [
+        COLOUR + c for c in range(len(COLOURS))
+    ]
+    env.step(COLOUR + COLOURS.index("Y"))
+    s = env.state_dict()
+    assert s["given_colours"] == ["Y"] and s["counters"]["orc"] == 3
+    assert np.flatnonzero(env.observe("player_1")["action_mask"]).tolist() == kinds(CYR) + [DRAW]
+    env.step(DRAW)
+    s = env.state_dict()
+    assert len(s["hands"][1]) == 5 + 3 and s["counters"]["orc"] == 0
+
+
 def test_stp_adds_a_green_point_and_the_next_player_loses_its_turn(impl):
     t = situation(impl, [[STP, MAMBA], [KOALA], [ZAJAC, ZAJAC]], top=KOALA)
     t.play(KIND + STP, PASS, PASS)
