@@ -44,8 +44,34 @@ class Agent:
             return self.act_rows(rows, masks)
         return self.act_batch(observations, masks)
 
+    def act_with_policy(
+        self, observations: np.ndarray, masks: np.ndarray, rows: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+        """`act_positions`' actions, with what they were chosen from for game records and
+        the browser: each position's probabilities over the actions (zero for illegal
+        ones; a search's visit shares) and the agent's value of it for the seat to act
+        (NaN where it has none). Agents without a policy give None for both."""
+        return self.act_positions(observations, masks, rows), None, None
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         return int(self.act_batch(observation[None], action_mask[None])[0])
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.spec!r}>"
+
+
+TOP_ACTIONS = 5  # the most probable actions a game record keeps per decision
+
+
+def policy_entry(probabilities: np.ndarray, value: float, chosen: int) -> dict:
+    """A decision's policy as records keep it: the `TOP_ACTIONS` most probable actions with
+    their probabilities (and the chosen one, if it is not among them), most probable first,
+    and the value (None when the agent has none)."""
+    order = np.argsort(-probabilities, kind="stable")[:TOP_ACTIONS]
+    top = [int(a) for a in order if round(float(probabilities[a]), 4) > 0]
+    if chosen not in top:
+        top.append(int(chosen))
+    return {
+        "top": [[a, round(float(probabilities[a]), 4)] for a in top],
+        "value": None if np.isnan(value) else round(float(value), 4),
+    }

@@ -108,6 +108,37 @@ class ISMCTSAgent(Agent):
         )
         return out
 
+    def act_with_policy(
+        self, observations: np.ndarray, masks: np.ndarray, rows: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The moves of `act_rows` (the same streams, so the same moves), each with its
+        root's visit shares per action and the mean win share of the chosen child for the
+        seat to act. One search per call: the tree is reused row after row, so after each
+        call it holds that row's root (a forced move is not searched: share 1, no value)."""
+        rows = np.ascontiguousarray(rows, dtype=np.int64)
+        if self._tree is None:
+            self._tree = new_tree(self.simulations, self._game.num_actions)
+        streams = np.zeros((len(rows), layout.RNG + 4), dtype=np.int64)
+        streams[:, layout.RNG :] = self._rng.integers(1, 1 << 32, size=(len(rows), 4))
+        out = np.empty(len(rows), dtype=np.int64)
+        shares = np.zeros((len(rows), self._game.num_actions))
+        values = np.full(len(rows), np.nan)
+        child, visits, _, value, _ = self._tree
+        for i in range(len(rows)):
+            type(self._game).search_kernel(
+                rows[i : i + 1], streams[i : i + 1], out[i : i + 1], self._tree,
+                self._settings, self._game.heuristic_args(),
+            )  # fmt: skip
+            if np.count_nonzero(masks[i]) == 1:
+                shares[i, out[i]] = 1.0
+                continue
+            legal = np.flatnonzero((child[0] >= 0) & (np.asarray(masks[i]) != 0))
+            counts = visits[child[0, legal]]
+            shares[i, legal] = counts / counts.sum()
+            chosen = child[0, out[i]]
+            values[i] = value[chosen] / visits[chosen]
+        return out, shares, values
+
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         raise TypeError(
             "the ismcts agent searches the game from its state rows: call act_rows(rows, "

@@ -271,6 +271,10 @@ class PolicyAgent(Agent):
 
     def act_rows(self, rows: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """Actions from the observations of `rows` with the derived options on."""
+        return self._act(self._derived_view(rows), masks)
+
+    def _derived_view(self, rows: np.ndarray) -> np.ndarray:
+        """The padded observations of `rows` with the derived options on."""
         game = self._derived
         obs = np.zeros((len(rows), game.obs_size), dtype=np.float32)
         scratch = np.empty(game.state_size, dtype=np.int64)
@@ -278,7 +282,25 @@ class PolicyAgent(Agent):
             scratch[:] = row
             game.encode_config(scratch)
             type(game).observe_kernel(scratch, scratch[layout.PLAYER], obs[i])
-        return self._act(self._derived_padding(obs), masks)
+        return self._derived_padding(obs)
+
+    def act_with_policy(
+        self, observations: np.ndarray, masks: np.ndarray, rows: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The actions, the masked policy's probabilities they were chosen from, and the
+        value head's estimate of each position."""
+        import torch
+
+        if self.wants_rows:
+            seen = self._derived_view(rows)
+        else:
+            seen = observations if self.padding is None else self.padding(observations)
+        probs = self._probabilities(seen, masks)
+        actions = self._pick(probs.copy(), masks)
+        with torch.no_grad():
+            obs = torch.as_tensor(np.require(seen, np.float32, "W"))
+            values = self.policy.predict_values(obs).numpy()[:, 0].astype(np.float64)
+        return actions, probs, values
 
     def reseed(self, seed: int | None) -> None:
         self._rng = np.random.default_rng(seed)
@@ -314,7 +336,11 @@ class PolicyAgent(Agent):
 
     def _act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """Actions for observations as the policy reads them (already padded)."""
-        probs = self._probabilities(observations, masks)
+        return self._pick(self._probabilities(observations, masks), masks)
+
+    def _pick(self, probs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The most probable legal action of each row, or one drawn from `probs` (which it
+        overwrites)."""
         probs *= np.asarray(masks) != 0  # exact zeros for illegal actions
         if self.deterministic:
             return np.argmax(probs, axis=1)

@@ -147,6 +147,7 @@ def cmd_tournament(args: argparse.Namespace) -> None:
         "ray_address": args.ray_address,
         "chunk_games": args.chunk_games,
         "records": True if args.records else None,
+        "record_policy": True if args.record_policy else None,
         "progress": args.progress,
     }
     if args.config_file:
@@ -322,6 +323,11 @@ def main(argv: list[str] | None = None) -> None:
     t.add_argument("--workers", type=_positive_int, help="processes / Ray CPUs (default all)")
     t.add_argument("--chunk-games", type=_positive_int, help="games per task")
     t.add_argument("--records", action="store_true", help="write JSONL game records")
+    t.add_argument(
+        "--record-policy",
+        action="store_true",
+        help="store each decision's top action probabilities and value (ppo, ismcts)",
+    )
     _progress_flag(t)
     t.add_argument("--restart", action="store_true", help="discard the stored games first")
 

@@ -43,6 +43,7 @@ import card_envs
 from card_envs.registry import make_game
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_-]+$")
+META_ENV, META_CONFIG = "card_envs_env_id", "card_envs_config"  # keys of the dataset metadata
 
 
 def dataset_id(env_id: str, name: str) -> str:
@@ -184,6 +185,9 @@ def write(records: Iterable[dict], out: str | Path, name: str, description: str 
             description=text,
             data_format="hdf5",
         )
+        minari.load_dataset(ident).storage.update_metadata(
+            {META_ENV: env_id, META_CONFIG: game.config}
+        )  # what `game_of` reads: the imitation warm start checks it against its run
         return minari.load_dataset(ident)
 
 
@@ -193,6 +197,36 @@ def load(out: str | Path, ident: str) -> Any:
 
     with _datasets_root(out):
         return minari.load_dataset(ident)
+
+
+def open_dataset(source: str | Path) -> Any:
+    """A dataset by its directory (`<root>/card_envs/<env_id>/<name>-v0`, as `write` makes
+    it), or else by its id in Minari's datasets root (`MINARI_DATASETS_PATH`, by default
+    ~/.minari/datasets)."""
+    import minari
+    from minari.dataset.minari_dataset import MinariDataset
+
+    path = Path(source)
+    if (path / "data" / "metadata.json").is_file():
+        return MinariDataset(path / "data")
+    try:
+        return minari.load_dataset(str(source))
+    except (FileNotFoundError, ValueError) as err:
+        raise ValueError(
+            f"dataset {str(source)!r} is neither a dataset directory (holding data/metadata.json) "
+            f"nor a dataset id in the Minari root: {err}"
+        ) from None
+
+
+def game_of(ds: Any) -> tuple[str, dict]:
+    """The env id and config of a dataset that `write` made."""
+    meta = ds.storage.metadata
+    if META_ENV not in meta or META_CONFIG not in meta:
+        raise ValueError(
+            f"dataset {ds.spec.dataset_id}: no {META_ENV!r} and {META_CONFIG!r} in its metadata "
+            "(not written by card-envs dataset, or by a version before they were stored)"
+        )
+    return meta[META_ENV], meta[META_CONFIG]
 
 
 def records_of_store(path: str | Path, tournament: str, event: str | None) -> list[dict]:

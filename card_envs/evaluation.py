@@ -63,6 +63,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from agents import Agent, make_agent
+from agents.base import policy_entry
 from agents.human import check_unattended
 from card_envs.core import layout
 from card_envs.core.batched import SKIP
@@ -158,6 +159,9 @@ class GameBatch:
     # spent choosing them (a batch call's time shared evenly among its positions)
     moves: np.ndarray | None = None
     think: np.ndarray | None = None
+    # per game, when recorded: each decision's policy (`agents.base.policy_entry`; None for
+    # an agent without one), in the order of `actions`
+    policy: list[list[dict | None]] | None = None
 
     @staticmethod
     def concat(batches: Sequence[GameBatch]) -> GameBatch:
@@ -165,7 +169,9 @@ class GameBatch:
             parts = [getattr(b, name) for b in batches]
             if not parts or any(p is None for p in parts):
                 return None
-            return [a for p in parts for a in p] if name == "actions" else np.concatenate(parts)
+            if name in ("actions", "policy"):
+                return [a for p in parts for a in p]
+            return np.concatenate(parts)
 
         return GameBatch(
             *(np.concatenate([getattr(b, name) for b in batches]) for name in _ARRAYS),
@@ -173,6 +179,7 @@ class GameBatch:
             actions=joined("actions"),
             moves=joined("moves"),
             think=joined("think"),
+            policy=joined("policy"),
         )
 
 
@@ -197,6 +204,7 @@ class Chunk:
     record: bool = False
     key: Any = None
     starts: tuple[dict, ...] | None = None  # game i starts from state dict starts[i]
+    record_policy: bool = False  # with `record`: each decision's policy too
 
     @property
     def num_games(self) -> int:
@@ -248,6 +256,7 @@ def play_chunk(chunk: Chunk) -> GameBatch:
     actions = np.full(m, SKIP, dtype=np.int64)
     rows = np.arange(m)
     log: list[np.ndarray] = []
+    policies = [[] for _ in range(m)] if chunk.record and chunk.record_policy else None
     num_actions = venv.num_actions
     obs, masks = venv.reset(seed=chunk.seed)
     for i, state in enumerate(chunk.starts or ()):  # its chance to come: seeded as the deal
@@ -261,7 +270,16 @@ def play_chunk(chunk: Chunk) -> GameBatch:
                 continue
             sel = hit.nonzero()[0]
             t0 = time.perf_counter()
-            chosen = agent.act_positions(obs[sel], masks[sel], venv.states[sel])
+            if policies is None:
+                chosen = agent.act_positions(obs[sel], masks[sel], venv.states[sel])
+            else:
+                chosen, probs, values = agent.act_with_policy(
+                    obs[sel], masks[sel], venv.states[sel]
+                )
+                for j, i in enumerate(sel.tolist()):
+                    policies[i].append(
+                        None if probs is None else policy_entry(probs[j], values[j], chosen[j])
+                    )
             chosen = np.asarray(chosen, dtype=np.int64)
             seat = venv.current_player[sel]
             moves[sel, seat] += 1
@@ -303,6 +321,7 @@ def play_chunk(chunk: Chunk) -> GameBatch:
         actions=recorded,
         moves=moves,
         think=think,
+        policy=policies,
     )
 
 
@@ -544,12 +563,16 @@ def evaluate(
     confidence: float = 0.95,
     chunk_games: int = DEFAULT_CHUNK_GAMES,
     record: bool = False,
+    record_policy: bool = False,
     positions: Sequence[dict] | None = None,
     **config: Any,
 ) -> Evaluation:
     """Seat-balanced games of `env_id` between `agents` (specs or Agent objects, one per
     seat); statistics per agent in the order given. `config` is the game's config (the
     number of players is the number of agents). See the module doc for seeds and intervals.
+
+    With `record`, `results.actions` holds each game's actions, and with `record_policy`
+    too, `results.policy` each decision's policy (`Agent.act_with_policy`).
 
     With `positions` (state dicts of running games, e.g. `card_envs.positions`), the games
     start from them instead of fresh deals: `games` games from each position, seat-balanced
@@ -602,8 +625,9 @@ def evaluate(
             order[start : start + size],
             derive_seed(seed, c),
             tuple(derive_seed(seed, c, 1 + k) for k in range(n)),
-            record=record,
+            record=record or record_policy,
             key=c,
+            record_policy=record_policy,
             starts=None if starts is None else starts[start : start + size],
         )
         for c, start in enumerate(range(0, total, size))

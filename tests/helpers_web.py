@@ -24,8 +24,8 @@ SHORT = {
 
 
 def recorded_tournament(tmp_path) -> tuple[str, str]:
-    """A few No Thanks and Double or Nothing games stored in SQLite and written as JSONL:
-    (db path, records path of the No Thanks event)."""
+    """A few No Thanks and Double or Nothing games stored in SQLite and written as JSONL,
+    with the policies of the No Thanks ppo agent: (db path, records path of No Thanks)."""
     raw = {
         "name": "t",
         "db": str(tmp_path / "games.sqlite"),
@@ -33,9 +33,10 @@ def recorded_tournament(tmp_path) -> tuple[str, str]:
         "progress": False,
         "workers": 1,
         "records": True,
+        "record_policy": True,
         "events": [
             {"name": "nt", "env": "no_thanks_v0", "config": {"num_players": 3},
-             "agents": ["heuristic", "random", {"name": "random_b", "spec": "random"}], "games": 2},
+             "agents": ["ppo", "random", {"name": "random_b", "spec": "random"}], "games": 2},
             {"name": "don", "env": "double_or_nothing_v0", "agents": ["heuristic", "random"],
              "games": 2},
         ],

@@ -25,6 +25,7 @@ from reference_double_or_nothing import computer_move as ref_computer_move
 from reference_double_or_nothing import play_for_range as ref_play_for_range
 from reference_double_or_nothing import stronger as ref_stronger
 
+from card_envs import positions
 from card_envs.core.rng import seed_row
 from card_envs.games.double_or_nothing import computer_move, play_for_range, stronger
 from card_envs.games.double_or_nothing import engine as k
@@ -234,6 +235,30 @@ def test_a_reply_may_be_any_stronger_play():
 
 
 # --- leading and passing --------------------------------------------------------------------
+
+
+def test_from_more_numbers_beats_a_run_beats_a_higher_set_of_as_many_cards():
+    """The rule text's strength: more cards first, then more numbers, then the highest."""
+    env = positions.load("double_or_nothing/more-numbers-beats").make_env()
+    legal = np.flatnonzero(env.observe("player_0")["action_mask"]).tolist()
+    runs = ((4, 7), (4, 8), (5, 8))  # 4 cards and 4 numbers; 5 cards; 4 cards and 4 numbers
+    assert legal == sorted([*(int(k.action_of(lo, hi)) for lo, hi in runs), k.PASS])
+    assert int(k.action_of(8, 8)) not in legal  # four 8s: 4 cards but 1 number
+    assert int(k.action_of(6, 8)) not in legal  # 6-7-8 once each: 3 cards
+    env.step(int(k.action_of(4, 7)))
+    assert env.state_dict()["current_play"] == [1, 4, 7]
+    assert env.agent_selection == "player_1"
+
+
+def test_from_pass_with_a_short_deck_the_pass_draws_the_one_card_there_is():
+    env = positions.load("double_or_nothing/pass-with-a-short-deck").make_env()
+    assert np.flatnonzero(env.observe("player_1")["action_mask"]).tolist() == [k.PASS]
+    env.step(k.PASS)  # draws 2 at stage 1, but one card is left
+    s = env.state_dict()
+    assert s["hands"][1] == [3, 1, 0, 0, 0, 0, 0, 0] and s["decks"][1] == []
+    assert sorted(s["decks"][0][-4:]) == [5, 5, 6, 6] and len(s["decks"][0]) == 54
+    assert s["status"] == "running" and s["current_play"] is None
+    assert s["leader"] == s["current_player"] == 0
 
 
 def test_pass_only_when_replying():

@@ -19,6 +19,7 @@ from helpers_no_thanks import (
 )
 from reference_no_thanks import ref_score
 
+from card_envs import positions
 from card_envs.core.loading import game_fields
 from card_envs.games.no_thanks import score
 
@@ -352,6 +353,37 @@ def test_tied_winners_share():
     rewards = last_rewards(env)
     assert rewards == {"player_0": 0.5, "player_1": 0.5, "player_2": 0.0}
     assert env.agents == []
+
+
+def test_from_tied_winners_the_forced_take_ends_with_two_winners_sharing():
+    env = positions.load("no_thanks/tied-winners").make_env()
+    assert mask_of(env, 0).tolist() == [1, 0]  # no tokens: must take
+    env.step(TAKE)  # the last card: the game ends
+    scores = [env.infos[a]["score"] for a in env.possible_agents]
+    assert scores == [20 + 22 + 24 + 35 - 2, 12 + 21 - 8, 23 + 25 - 23]
+    assert [env.infos[a]["win"] for a in env.possible_agents] == [0.0, 0.5, 0.5]
+    assert last_rewards(env) == {"player_0": 0.0, "player_1": 0.5, "player_2": 0.5}
+
+
+def test_from_last_token_the_last_token_may_be_placed_and_then_the_card_must_be_taken():
+    env = positions.load("no_thanks/last-token").make_env()
+    assert mask_of(env, 0).tolist() == [1, 1]  # one token: either
+    env.step(NO_THANKS)
+    env.step(NO_THANKS)
+    env.step(NO_THANKS)
+    state = env.state_dict()
+    assert state["tokens"] == [0, 14, 14] and state["pot"] == 5 and state["current_card"] == 30
+    assert env.agent_selection == "player_0" and mask_of(env, 0).tolist() == [1, 0]
+
+
+def test_from_bridge_two_runs_taking_the_gap_card_counts_one_series():
+    env = positions.load("no_thanks/bridge-two-runs").make_env()
+    assert env.state_dict()["scores"][0] == 20 + 22 - 9  # two series before
+    env.step(TAKE)
+    state = env.state_dict()
+    assert state["cards"][0] == [20, 21, 22] and state["tokens"][0] == 9 + 3
+    assert state["scores"][0] == 20 - 12  # one series 20-22: only 20 counts
+    assert env.agent_selection == "player_0" and state["current_card"] == 3  # goes again
 
 
 @pytest.mark.parametrize("num_players", PLAYER_COUNTS)

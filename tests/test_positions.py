@@ -95,8 +95,9 @@ def test_cli_evaluate_positions(capsys):
     cli_main(["evaluate", "no_thanks_v0", "--agents", "heuristic,random,random",
               "--positions", path, "--workers", "1"])  # fmt: skip
     out = capsys.readouterr().out
-    assert "note: playing 2 of the file's 4 positions" in out  # the running 3-player ones
-    assert "6 games from 2 position(s)" in out  # each once from every seat
+    # the running 3-player ones: last-card, two-cards-left, tied-winners, last-token
+    assert "note: playing 4 of the file's 7 positions" in out
+    assert "12 games from 4 position(s)" in out  # each once from every seat
     with pytest.raises(SystemExit):
         cli_main(["evaluate", "no_thanks_v0", "--agents", "random,random,random,random,random",
                   "--positions", path])  # fmt: skip

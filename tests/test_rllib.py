@@ -487,6 +487,35 @@ def test_the_warm_start_puts_the_teachers_policy_everywhere(local_ray, tmp_path)
     assert all(_same(copy, copies[0]) for copy in copies[1:])
 
 
+def test_the_warm_start_from_a_dataset_fits_its_decisions_in_a_mix(local_ray, tmp_path):
+    """A dataset of heuristic games (3 players), in a run on the mix of 3 and 4 players:
+    after the warm start, the env runners' module picks the dataset's move on most of its
+    decisions that leave a choice, reading them padded."""
+    pytest.importorskip("minari")
+    from card_envs import dataset
+
+    records = dataset.played_records("no_thanks_v0", ["heuristic"] * 3, 90, seed=2, config={})
+    ds = dataset.write(records, tmp_path, "teach")
+    cfg = _config(
+        tmp_path, mix={"num_players": [3, 4]},
+        imitation={"dataset": str(tmp_path / "card_envs/no_thanks_v0/teach-v0"), "epochs": 4},
+        rllib={"num_env_runners": 1, "num_envs_per_env_runner": 4},
+    )  # fmt: skip
+    episodes = list(ds.iterate_episodes())
+    obs = np.concatenate([e.observations[:-1] for e in episodes])
+    masks = np.concatenate([e.infos["action_mask"][:-1] for e in episodes])
+    actions = np.concatenate([e.actions for e in episodes])
+    choice = masks.sum(1) > 1
+    pad = Padding(make_game("no_thanks_v0", num_players=3))
+    algo = algorithm_config(cfg, 1).build_algo()
+    info = warm_start(algo, cfg, echo=lambda _: None)
+    agent = RLModuleAgent(algo.get_module(LEARNER))
+    picks = agent.act_batch(pad(obs[choice]), masks[choice])
+    algo.stop()
+    assert info["dataset"] == cfg.imitation.dataset and info["samples"] == len(actions)
+    assert np.mean(picks == actions[choice]) > 0.85
+
+
 def test_snapshots_are_frozen_copies_that_a_checkpoint_keeps(local_ray, tmp_path):
     """A snapshot slot holds main's policy as it was when copied, on the learner and on every
     env runner; main trains on; a run restored from a checkpoint has the same snapshot."""

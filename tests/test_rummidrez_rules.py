@@ -19,6 +19,7 @@ import reference_rummidrez as ref
 from reference_rummidrez import full_deck, group_is_valid
 
 import card_envs
+from card_envs import positions
 from card_envs.core import layout, scene
 from card_envs.core.config import ConfigError
 from card_envs.games.rummidrez import card_name
@@ -388,6 +389,24 @@ def test_opening_with_six_cards_is_refused():
     assert legal(env) == [k.PLACE + C("J9")[0], k.UNDO]  # two groups, six cards: no
     s = play(env, k.UNDO, k.END_MELD)
     assert not s["opened"][0] and s["table"] == []
+
+
+def test_from_opening_needs_seven_six_cards_in_groups_cannot_open_seven_can():
+    env = positions.load("rummidrez/opening-needs-seven").make_env()
+    assert env.agent_selection == "player_0" and k.END_MELD in legal(env)  # nothing placed
+    play(env, *place("P1 P2 P3 K1 K2 K3"))
+    assert k.END_MELD not in legal(env)  # two groups, but six cards
+    s = play(env, *place("K4"), k.END_MELD)
+    assert s["opened"][0] and s["phase"] == "discard"
+    assert sorted(map(sorted, s["table"])) == [C("P1 P2 P3"), C("K1 K2 K3 K4")]
+
+
+def test_from_take_top_k_any_top_k_of_the_discard_pile_may_be_taken_and_is_known():
+    env = positions.load("rummidrez/take-top-k").make_env()
+    assert legal(env) == [k.DRAW, take(1), take(2), take(3)]  # the pile holds three
+    s = play(env, take(2))  # Joker 5 and Queen 5, the top two
+    assert s["discard_pile"] == C("K5") and s["known"] == [sorted(C("J5 Q5")), []]
+    assert s["phase"] == "meld" and len(s["hands"][0]) == 16 and env.agent_selection == "player_0"
 
 
 def test_opening_with_one_run_of_seven():

@@ -11,6 +11,7 @@ last card is drawn first.
 import random
 from collections import Counter
 
+import numpy as np
 import pytest
 from helpers_super_zwierzaki import (
     ALIGATOR,
@@ -69,6 +70,7 @@ from reference_super_zwierzaki import (
     new_game,
 )
 
+from card_envs import positions
 from card_envs.games.super_zwierzaki import engine as k
 
 
@@ -162,6 +164,22 @@ def test_red_points_make_the_next_player_answer_or_draw_them(impl):
     assert t.hand_sizes() == [1, 7] and t.counters["red"] == 0 and t.seat == 0
 
 
+@pytest.mark.parametrize(
+    ("answer", "red", "hand"), [(RED2, 4, 4), (WIELKA, 0, 4), (CYR, 0, 4), (None, 0, 7)]
+)
+def test_from_red_points_pending_the_seat_answers_the_red_or_draws_it(answer, red, hand):
+    env = positions.load("super_zwierzaki/red-points-pending").make_env()
+    assert env.agent_selection == "player_1"
+    mask = env.observe("player_1")["action_mask"]
+    assert np.flatnonzero(mask).tolist() == kinds(RED2, WIELKA, CYR) + [DRAW]
+    env.step(DRAW if answer is None else KIND + answer)
+    while env.state_dict()["decisions"][0]["what"] == "react":  # nobody reacts to the play
+        env.step(PASS)
+    s = env.state_dict()
+    assert s["decisions"] == [{"what": "turn", "seat": 2}]
+    assert s["counters"]["red"] == red and len(s["hands"][1]) == hand
+
+
 def test_red_answered_with_red_adds_and_wielka_5_sets_red_to_zero(impl):
     t = situation(impl, [[RED, MAMBA], [RED2, KOALA], [WIELKA, KOALA]], top=KAZ)
     t.play(KIND + RED, PASS, PASS)
@@ -180,6 +198,20 @@ def test_orc_adds_three_points_and_lets_the_player_pick_the_colour(impl):
     assert t.legal() == [DRAW]  # seat 1: no Orc, no Cyr
     t.play(DRAW)
     assert t.hand_sizes() == [1, 4]
+
+
+def test_from_orc_picks_colour_the_orc_names_any_colour_and_the_next_seat_answers_or_draws():
+    env = positions.load("super_zwierzaki/orc-picks-colour").make_env()
+    assert np.flatnonzero(env.observe("player_0")["action_mask"]).tolist() == [
+        COLOUR + c for c in range(len(COLOURS))
+    ]
+    env.step(COLOUR + COLOURS.index("Y"))
+    s = env.state_dict()
+    assert s["given_colours"] == ["Y"] and s["counters"]["orc"] == 3
+    assert np.flatnonzero(env.observe("player_1")["action_mask"]).tolist() == kinds(CYR) + [DRAW]
+    env.step(DRAW)
+    s = env.state_dict()
+    assert len(s["hands"][1]) == 5 + 3 and s["counters"]["orc"] == 0
 
 
 def test_stp_adds_a_green_point_and_the_next_player_loses_its_turn(impl):

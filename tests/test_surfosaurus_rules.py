@@ -28,6 +28,7 @@ from helpers_surfosaurus import (
 )
 from reference_surfosaurus import ALL_CARDS, card_id
 
+from card_envs import positions
 from card_envs.games.surfosaurus import engine as k
 
 # the rule text's tables, by player count
@@ -481,6 +482,38 @@ def test_rule_combo_order_in_a_real_round():
     assert s["score2"] == [26, 10, 16]
     assert s["cards_collected"] == [2, 1, 1]
     assert ref.results[0].showdown.category == "flush"
+
+
+@pytest.mark.parametrize(
+    ("card", "full_points"),
+    [((3, 12), [2, 4 + 2]), ((1, 3), [6 + 6, 6])],  # green 12; orange 3 makes nothing better
+    ids=["straight-flush", "four-of-a-kind"],
+)
+def test_rule_from_straight_flush_beats_four_of_a_kind(card, full_points):
+    """The last play decides which combo wins: green 12 completes the straight flush 9-12
+    (seat 1's 9 and 12, seat 0's 11, the dummy's 10 for nobody); otherwise the four 7s win
+    (seat 0's red and blue, seat 1's orange, the dummy's yellow), 6 points each (default
+    table: 12 - value + 1 for values 1..11, 2 for 12)."""
+    env = positions.load("surfosaurus_max/straight-flush-beats-four-of-a-kind").make_env()
+    assert env.agent_selection == "player_1"
+    env.step(card_id(card))
+    s = env.state_dict()
+    assert s["round"] == 1 and s["full_points"] == full_points and s["half_points2"] == [0, 0]
+
+
+@pytest.mark.parametrize(
+    ("card", "full_points"),
+    [((6, 8), [5] * 5), ((4, 9), [12, 10, 8, 6, 4])],  # black 8; blue 9
+    ids=["five-of-a-kind", "flush"],
+)
+def test_rule_from_five_card_combo_five_players_score_the_best_five(card, full_points):
+    """Five of a kind beats a flush; four 8s are no combo of five, so the flush beats them.
+    Points: 12 - value + 1 (8: 5; blue 1, 3, 5, 7, 9: 12, 10, 8, 6, 4)."""
+    env = positions.load("surfosaurus_max/five-card-combo").make_env()
+    assert env.agent_selection == "player_4"
+    env.step(card_id(card))
+    s = env.state_dict()
+    assert s["round"] == 1 and s["full_points"] == full_points and s["half_points2"] == [0] * 5
 
 
 def test_rule_each_player_scores_only_its_own_cards():

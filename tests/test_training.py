@@ -425,7 +425,7 @@ def test_video_episodes_without_moviepy_fail_before_training(tmp_path, monkeypat
 @pytest.mark.parametrize(
     ("imitation", "message"),
     [
-        ({"samples": 10}, "missing key 'teacher'"),
+        ({"samples": 10}, "give one of the keys 'teacher' .* and 'dataset'"),
         ({"teacher": "genius"}, "agent 'genius': unknown agent spec"),
         ({"teacher": "heuristic", "rounds": 2}, "unknown key 'rounds'"),
         ({"teacher": "heuristic", "epochs": 0}, "epochs=0 must be an int >= 1"),
@@ -468,3 +468,84 @@ def test_imitation_makes_the_policy_play_like_the_teacher():
                                   "samples": 2000}}), cfg.imitation)  # fmt: skip
     copied = PolicyAgent(model.policy).act_batch(fresh.observations, fresh.masks)
     assert (copied == fresh.actions).mean() > 0.85  # on deals it never saw
+
+
+# --- imitation from a dataset ---------------------------------------------------------------
+@pytest.fixture(scope="module")
+def datasets(tmp_path_factory) -> Path:
+    """A Minari datasets root: `teach`, 3-player No Thanks games of three heuristics (written
+    by the CLI, as a user would), and `other`, a few Double or Nothing games."""
+    pytest.importorskip("minari")
+    root = tmp_path_factory.mktemp("datasets")
+    cli_main(["dataset", "--env", "no_thanks_v0", "--agents", "heuristic,heuristic,heuristic",
+              "--games", "150", "--seed", "3", "--out", str(root), "--name", "teach"])  # fmt: skip
+    cli_main(["dataset", "--env", "double_or_nothing_v0", "--agents", "random,random",
+              "--games", "2", "--out", str(root), "--name", "other"])  # fmt: skip
+    return root
+
+
+def dataset_decisions(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Observations, masks and actions of every decision of a dataset, read with Minari."""
+    from minari.dataset.minari_dataset import MinariDataset
+
+    episodes = list(MinariDataset(path / "data").iterate_episodes())
+    return (
+        np.concatenate([e.observations[:-1] for e in episodes]),
+        np.concatenate([e.infos["action_mask"][:-1] for e in episodes]),
+        np.concatenate([e.actions for e in episodes]),
+    )
+
+
+def test_a_dataset_warm_start_makes_a_short_run_play_its_moves(datasets, tmp_path):
+    teach = datasets / "card_envs/no_thanks_v0/teach-v0"
+    imitation = {"dataset": str(teach), "epochs": 4}
+    cfg = parse_config({**tiny(BASE, tmp_path), "imitation": imitation})  # every decision
+    train(cfg, echo=lambda _: None)
+    results = json.loads((tmp_path / "run" / "results.json").read_text())
+    obs, masks, actions = dataset_decisions(teach)
+    assert results["imitation"]["dataset"] == str(teach)
+    assert results["imitation"]["samples"] == len(actions) > 5000  # every decision
+    agent = make_agent(f"ppo:{tmp_path / 'run' / 'model.zip'}", "no_thanks_v0")
+    agreement = (agent.act_batch(obs, masks) == actions).mean()
+    chance = (1 / masks.sum(axis=1)).mean()  # a uniform pick among the legal actions
+    assert chance < 0.6 and agreement > 0.8  # measured: 0.88 against 0.52
+
+
+def test_a_dataset_is_found_by_its_id_in_the_minari_root_and_padded_for_a_mix(
+    datasets, monkeypatch
+):
+    from card_envs.core.padding import Padding
+    from card_envs.registry import make_game
+    from training.imitation import collect
+
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(datasets))
+    imitation = {"dataset": "card_envs/no_thanks_v0/teach-v0", "samples": 500}
+    cfg = parse_config({**BASE, "mix": {"num_players": [3, 4]}, "imitation": imitation})
+    data = collect(cfg, cfg.imitation)
+    obs, masks, actions = dataset_decisions(datasets / "card_envs/no_thanks_v0/teach-v0")
+    pad = Padding(make_game("no_thanks_v0", num_players=3))
+    np.testing.assert_array_equal(data.observations, pad(obs[:500]))
+    np.testing.assert_array_equal(data.masks, masks[:500] != 0)
+    np.testing.assert_array_equal(data.actions, actions[:500])
+    assert set(np.unique(data.returns)) <= {0.0, 0.5, 1.0}  # the seat's win share
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"teacher": "heuristic", "dataset": "x"}, "give one of the keys 'teacher'.*not both"),
+        ({"epochs": 2}, "give one of the keys 'teacher'.*not neither"),
+        ({"dataset": "{root}/nowhere"}, "neither a dataset directory .* nor a dataset id"),
+        ({"dataset": "{root}/card_envs/double_or_nothing_v0/other-v0"},
+         "holds double_or_nothing_v0 games; the run trains no_thanks_v0"),
+        ({"dataset": "{root}/card_envs/no_thanks_v0/teach-v0", "config": {"num_players": 4}},
+         r"holds games of \{'num_players': 3.*the run trains \{'num_players': 4"),
+        ({"dataset": "{root}/card_envs/no_thanks_v0/teach-v0", "mix": {"num_players": [4, 5]}},
+         "the run trains the settings of its mix"),
+    ],
+)  # fmt: skip
+def test_a_dataset_that_does_not_fit_the_run_is_refused(datasets, change, message):
+    change = {k: v.format(root=datasets) if isinstance(v, str) else v for k, v in change.items()}
+    top = {k: change.pop(k) for k in ("config", "mix") if k in change}
+    with pytest.raises(TrainConfigError, match=message):
+        parse_config({**BASE, **top, "imitation": change})

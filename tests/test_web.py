@@ -211,6 +211,62 @@ def test_ismcts_plays_at_the_games_fixed_budget_and_no_other(app):
         assert status == 400 and spec in err["error"]
 
 
+def _policy_lines(log: list[dict]) -> list[bool]:
+    return ["policy" in line for line in log]
+
+
+def test_watched_agents_show_their_policy_to_all_cards_and_their_own_seat(app):
+    """ppo and ismcts moves carry their top actions with probabilities and the value; a
+    random agent has none; a seat sees only its own agent's (they hang on its cards)."""
+    the_app, client = app
+    body = {"env_id": "no_thanks_v0", "agents": ["ppo", "ismcts", "random"], "seed": 4}
+    _, data = client.json("POST", "/api/matches", body)
+    key = data["id"]
+    for _ in range(9):
+        status, _ = client.json("POST", f"/api/matches/{key}/step", {"viewer": "all"})
+        assert status == 200
+    match = the_app.sessions.get(key)
+    _, everything = client.json("GET", f"/api/matches/{key}?viewer=all")
+    assert _policy_lines(everything["log"]) == [m["seat"] != 2 for m in match.moves]
+    for line in everything["log"]:
+        if "policy" in line:
+            top = line["policy"]["top"]
+            assert line["text"] in [t["text"] for t in top]  # the move made is among them
+            assert sum(t["p"] for t in top) == pytest.approx(1, abs=1e-3)  # both actions
+            value = line["policy"]["value"]
+            assert value is None or 0 <= value <= 1.5
+    for seat in range(3):
+        _, own = client.json("GET", f"/api/matches/{key}?viewer={seat}")
+        assert _policy_lines(own["log"]) == [m["seat"] == seat != 2 for m in match.moves]
+    body["agents"] = ["ppo", "human", "ismcts"]  # the person sees no agent's policy
+    _, data = client.json("POST", "/api/matches", body)
+    _, data = client.json("POST", f"/api/matches/{data['id']}/play", {"action": 1})
+    assert len(data["log"]) >= 2 and not any(_policy_lines(data["log"]))
+
+
+def test_a_replay_shows_the_policies_its_record_kept(tmp_path):
+    db, path = recorded_tournament(tmp_path)  # the No Thanks event keeps ppo's policies
+    rec = next(read_jsonl(path))
+    _, server, client = start_app(records=[path], stores=[db])
+    try:
+        for source, tournament in ((0, ""), (1, "&tournament=t")):
+            query = (f"/api/replay?source={source}{tournament}&event=nt&table={rec['table']}"
+                     f"&game={rec['game']}&step={rec['length']}&viewer=all")  # fmt: skip
+            status, view = client.json("GET", query)
+            assert status == 200
+            lines = view["log"][-len(rec["policy"]) :]
+            entries = rec["policy"][-len(lines) :]
+            assert _policy_lines(lines) == [e is not None for e in entries]
+            assert any(_policy_lines(lines))
+            for line, entry in zip(lines, entries, strict=True):
+                if entry is not None:
+                    want = [{"text": name, "p": p} for _, name, p in entry["top"]]
+                    assert line["policy"] == {"top": want, "value": entry["value"]}
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def test_a_person_cannot_look_at_other_seats_or_move_for_them(app):
     _, client = app
     body = {"env_id": "no_thanks_v0", "agents": ["random", "human", "random"]}

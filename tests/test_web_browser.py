@@ -122,6 +122,30 @@ def test_watching_agents_step_by_step_at_a_speed_and_from_any_seat(page, site):
     assert page.evaluate("page.timer === null") and page.inner_text("#run") == "Run"
 
 
+def test_watched_agents_moves_show_their_policy(page, site):
+    """Beside each ppo or ismcts move: its top actions with probabilities and its value."""
+    _, url = site
+    _open(page, url, "no_thanks_v0", "watch")
+    for p, spec in enumerate(("ppo", "ismcts", "random")):
+        page.locator(".seat").nth(p).select_option(spec)
+    page.click("#start")
+    page.wait_for_selector("#table svg")
+    for step in (1, 2, 3):
+        page.click("#step")
+        page.wait_for_function(f"document.body.dataset.step === '{step}'")
+    lines = page.locator("#log li")
+    assert lines.count() == 3
+    for k in range(3):
+        line = lines.nth(k)
+        if line.inner_text().startswith("player_2"):  # random has no policy
+            assert line.locator(".policy").count() == 0
+            continue
+        text = line.locator(".policy").inner_text()
+        assert "policy:" in text and "%" in text, text
+        if line.inner_text().startswith("player_0"):  # ppo's value head
+            assert "value" in text
+
+
 def test_replaying_a_record_file_and_a_stored_game_with_the_slider(page, site):
     _, url = site
     page.goto(url)
@@ -141,6 +165,9 @@ def test_replaying_a_record_file_and_a_stored_game_with_the_slider(page, site):
         page.dispatch_event("#slider", "input")
         page.wait_for_function(f"document.body.dataset.step === '{length}'")
         assert "Game over" in page.inner_text("#result")
+        if source == "0":  # the No Thanks records keep the ppo agent's policies
+            policy = page.locator("#log li .policy")
+            assert policy.count() > 0 and "%" in policy.first.inner_text()
         page.click("#back")
         page.wait_for_function(f"document.body.dataset.step === '{length - 1}'")
         assert not page.locator("#result").is_visible()

@@ -42,8 +42,10 @@ evaluation:
 checkpoint_every: 1_000_000
 video_episodes: 2               # optional (default 0): the trained agent's games as videos/
 imitation:                      # optional warm start before PPO (training/imitation.py)
-  teacher: heuristic            # the agent whose moves the policy first learns
-  samples: 1_000_000            # its decisions in self-play
+  teacher: heuristic            # the agent whose moves the policy first learns, or instead
+                                #   dataset: a Minari dataset of card-envs dataset (its
+                                #   directory, or its id in the Minari root)
+  samples: 1_000_000            # the teacher's decisions in self-play (a dataset's: at most)
   epochs: 3
   batch_size: 2048
   learning_rate: 1.0e-3
@@ -114,9 +116,11 @@ class PPOSettings:
 
 @dataclass(frozen=True)
 class ImitationSettings:
-    """Warm start: imitate `teacher` (in self-play) before PPO; see training/imitation.py."""
+    """Warm start before PPO: imitate `teacher` (in self-play) or the decisions of a Minari
+    `dataset` (one of the two); see training/imitation.py."""
 
-    teacher: str
+    teacher: str | None = None
+    dataset: str | None = None
     samples: int = 1_000_000
     epochs: int = 3
     batch_size: int = 2048
@@ -216,7 +220,8 @@ TOP_KEYS = {
     "ppo": "mapping of MaskablePPO arguments",
     "evaluation": "mapping: every, games, final_games, against, workers, runs",
     "checkpoint_every": "positive int: steps between checkpoints",
-    "imitation": "mapping: teacher, samples, epochs, batch_size, learning_rate (optional)",
+    "imitation": "mapping: teacher or dataset, samples, epochs, batch_size, learning_rate "
+    "(optional)",
     "video_episodes": "int >= 0: episodes of the trained agent saved as videos",
     "mix": "mapping of option -> list of values: one model for every combination",
     "rllib": "mapping: num_env_runners, num_envs_per_env_runner, train_batch_size, address, "
@@ -256,11 +261,18 @@ def _imitation(where: str, raw: Any, env_id: str, config: dict) -> ImitationSett
     if raw is None:
         return None
     raw = _check.mapping(where, "imitation", raw)
-    _check.unknown_keys(where, raw, set(asdict(ImitationSettings("x"))))
-    if "teacher" not in raw:
-        _check.fail(where, "missing key 'teacher' (the agent spec to imitate, e.g. heuristic)")
+    _check.unknown_keys(where, raw, set(asdict(ImitationSettings())))
+    teacher, dataset = raw.get("teacher"), raw.get("dataset")  # null: not given (as_dict)
+    if (teacher is None) == (dataset is None):
+        _check.fail(
+            where,
+            "give one of the keys 'teacher' (the agent spec to imitate, e.g. heuristic) and "
+            "'dataset' (a Minari dataset of card-envs dataset: its directory or id), "
+            f"not {'neither' if teacher is None else 'both'}",
+        )
     return ImitationSettings(
-        teacher=_check_spec(where, raw["teacher"], env_id, config),
+        teacher=None if teacher is None else _check_spec(where, teacher, env_id, config),
+        dataset=None if dataset is None else _check.str(where, "dataset", dataset),
         samples=_check.int(where, "samples", raw.get("samples", 1_000_000)),
         epochs=_check.int(where, "epochs", raw.get("epochs", 3)),
         batch_size=_check.int(where, "batch_size", raw.get("batch_size", 2048)),
@@ -407,7 +419,7 @@ def parse_config(raw: Any, source: str = "config", default_name: str = "training
             f"{ppo.n_steps} x {num_envs} (the rollout), or minibatches are truncated",
         )
     n = game.num_players
-    return TrainConfig(
+    out = TrainConfig(
         name=name,
         env=env_id,
         config=config,
@@ -441,6 +453,14 @@ def parse_config(raw: Any, source: str = "config", default_name: str = "training
         rllib=_rllib(f"{source}: rllib", raw.get("rllib")),
         sampling=sampling,
     )
+    if out.imitation is not None and out.imitation.dataset is not None:
+        from training.imitation import open_matching_dataset
+
+        try:  # a dataset of another game or config is refused before anything runs
+            open_matching_dataset(out)
+        except (ValueError, ImportError) as err:
+            _check.fail(f"{source}: imitation", str(err))
+    return out
 
 
 def load_config(path: str | Path, **overrides: Any) -> TrainConfig:

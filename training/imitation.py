@@ -2,7 +2,11 @@
 value function to the outcomes of the teacher's games.
 
 The teacher plays every seat of `num_envs` batched games; each of its decisions is a
-sample (observation, mask, action, the seat's total reward in that game). The actor is
+sample (observation, mask, action, the seat's total reward in that game). Or the samples
+are the decisions of a Minari dataset written by `card-envs dataset` (card_envs/dataset.py):
+every seat's, with the masks of its step infos and the seat's rewards from then on. Its env
+and config must be the run's (with a mix: one of the mix's settings, whose observations are
+then padded). The actor is
 trained by cross-entropy on the masked logits, the critic by squared error on the reward
 (the exact return with gamma 1 and rewards at the end of the game, as in every game here).
 Both training backends use it: `imitate_policy` on a MaskablePPO policy, and
@@ -14,12 +18,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from agents import make_agent
+from card_envs.core.engine import Game
 from card_envs.core.padding import Padding
-from card_envs.registry import make_vec
+from card_envs.registry import make_game, make_vec
 from training.config import ImitationSettings, TrainConfig
 
 NUM_ENVS = 256
@@ -36,7 +42,9 @@ class Samples:
 def collect(config: TrainConfig, settings: ImitationSettings) -> Samples:
     """`settings.samples` decisions of the teacher in self-play, an equal share in each of
     the run's settings (a mix's, observations padded), each with the total reward its seat
-    got in that game."""
+    got in that game; or the first `settings.samples` decisions of the dataset."""
+    if settings.dataset is not None:
+        return from_dataset(config, settings.samples)
     parts = config.settings
     share = -(-settings.samples // len(parts))
     found = [
@@ -96,6 +104,51 @@ def collect_setting(
     return obs_buf, mask_buf, act_buf, returns
 
 
+def open_matching_dataset(config: TrainConfig) -> tuple[Any, Game]:
+    """The run's imitation dataset and the game (with its config) it was played in. Refused
+    when it does not fit the run: another env, a config the run does not train (with a mix,
+    any of the mix's settings will do: its observations are padded), other sizes."""
+    from card_envs import dataset
+
+    ds = dataset.open_dataset(config.imitation.dataset)
+    env_id, ds_config = dataset.game_of(ds)
+    name = ds.spec.dataset_id
+    if env_id != config.env:
+        raise ValueError(f"dataset {name} holds {env_id} games; the run trains {config.env}")
+    game = make_game(env_id, **ds_config)
+    wanted = [make_game(config.env, **setting).config for setting in config.settings]
+    if game.config not in wanted:
+        trains = f"the settings of its mix {wanted}" if config.padded else wanted[0]
+        raise ValueError(f"dataset {name} holds games of {game.config}; the run trains {trains}")
+    sizes = (ds.observation_space.shape, ds.action_space.n)
+    if sizes != ((game.obs_size,), game.num_actions):
+        raise ValueError(
+            f"dataset {name} has observations of shape {sizes[0]} and {sizes[1]} actions; "
+            f"{env_id} {game.config} has ({game.obs_size},) and {game.num_actions}"
+        )
+    return ds, game
+
+
+def from_dataset(config: TrainConfig, samples: int) -> Samples:
+    """The first `samples` decisions of the run's dataset (observations padded in a mix),
+    each with what its seat received from then on (the exact return with gamma 1)."""
+    ds, game = open_matching_dataset(config)
+    padding = Padding(game) if config.padded else None
+    parts = []
+    count = 0
+    for episode in ds.iterate_episodes():
+        if count >= samples:
+            break
+        returns = np.cumsum(episode.rewards[::-1])[::-1]
+        mask = episode.infos["action_mask"][:-1] != 0  # the last row is the game's end
+        parts.append((episode.observations[:-1], mask, episode.actions, returns))
+        count += len(episode.actions)
+    columns = zip(*parts, strict=True)
+    obs, masks, actions, returns = (np.concatenate(column)[:samples] for column in columns)
+    obs = obs.astype(np.float32) if padding is None else padding(obs).astype(np.float32)
+    return Samples(obs, masks, actions.astype(np.int64), returns.astype(np.float32))
+
+
 def imitate(net, heads, config: TrainConfig, settings: ImitationSettings, echo=print) -> dict:
     """Fit `net` (a torch module) to the teacher's decisions; `heads(obs, masks)` gives its
     masked actor logits and critic values of a batch, so both training backends share the
@@ -130,8 +183,10 @@ def imitate(net, heads, config: TrainConfig, settings: ImitationSettings, echo=p
         logits, values = heads(obs[check], masks[check])
         agreement = float((logits.argmax(1) == actions[check]).float().mean())
         value_error = float(torch.nn.functional.mse_loss(values, returns[check]))
+    source = settings.teacher or f"the dataset {settings.dataset}"
     info = {
         "teacher": settings.teacher,
+        "dataset": settings.dataset,
         "samples": m,
         "epochs": settings.epochs,
         "agreement": round(agreement, 4),
@@ -140,7 +195,7 @@ def imitate(net, heads, config: TrainConfig, settings: ImitationSettings, echo=p
         "seconds": round(time.perf_counter() - t0, 1),
     }
     echo(
-        f"imitation of {settings.teacher}: {m:,} decisions, the policy picks the teacher's "
+        f"imitation of {source}: {m:,} decisions, the policy picks the teacher's "
         f"action {agreement:.1%} of the time ({info['seconds']} s)"
     )
     return info

@@ -11,6 +11,8 @@ workers: null                   # local: processes (null = all cores); ray: CPUs
 ray_address: null               # ray: address of an existing cluster (null = start a local one)
 chunk_games: 128                # games per task (and per database transaction)
 record_actions: true            # store each game's actions (for JSONL records and replay)
+record_policy: false            # and each decision's policy: the top actions' probabilities and
+                                #   the value, for agents that have them (ppo, ismcts)
 records: false                  # also write <out>/<event>.jsonl after the run
 progress: auto                  # true, false, or auto: a progress bar only on a terminal
 events:                         # one or more games, each with its own field of agents
@@ -102,6 +104,8 @@ class TournamentConfig:
     progress: bool | None  # None: auto, a bar only when stderr is a terminal
     events: tuple[Event, ...]
     notes: tuple[str, ...] = field(default=(), compare=False)
+    # not in the schedule: the same games are played with or without it
+    record_policy: bool = False
 
     def schedule_dict(self) -> dict:
         """What decides the games: two runs with equal dicts play the same games."""
@@ -127,6 +131,7 @@ TOP_KEYS = {
     "ray_address": "Ray cluster address or null (start a local Ray)",
     "chunk_games": "positive int, games per task",
     "record_actions": "true or false",
+    "record_policy": "true or false (store each decision's policy with the actions)",
     "records": "true or false (write JSONL records after the run)",
     "progress": "true, false or auto (a progress bar only when stderr is a terminal)",
     "events": "a list of events (or one event's keys at the top level)",
@@ -273,6 +278,9 @@ def parse_config(raw: Any, source: str = "config", default_name: str = "tourname
     records = _check.bool(source, "records", raw.get("records", False))
     if records and not record_actions:
         _check.fail(source, "records: true needs record_actions: true (records are the actions)")
+    record_policy = _check.bool(source, "record_policy", raw.get("record_policy", False))
+    if record_policy and not record_actions:
+        _check.fail(source, "record_policy: true needs record_actions: true (one per action)")
     return TournamentConfig(
         name=name,
         seed=seed,
@@ -284,6 +292,7 @@ def parse_config(raw: Any, source: str = "config", default_name: str = "tourname
         chunk_games=_check.int(source, "chunk_games", raw.get("chunk_games", 128)),
         record_actions=record_actions,
         records=records,
+        record_policy=record_policy,
         progress=_progress(source, raw.get("progress", "auto")),
         events=events,
         notes=tuple(notes),

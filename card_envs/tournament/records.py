@@ -3,7 +3,11 @@
 One JSON object per line: tournament, event, env_id, config, table, game, seed, seats (agent
 names in seat order), agents (their specs), actions, rewards, scores, wins, length,
 truncated, and `action_names`: each action in words, in its seat's context
-(`describe_action`), beside the ids; files without it (written before) still replay.
+(`describe_action`), beside the ids; files without it (written before) still replay. With
+`record_policy`, also `policy`: per action, null for an agent without a policy, else
+`{"top": [[action, name, probability], ...], "value": v}`, the agent's most probable actions
+(`agents.base.policy_entry`; the chosen one always among them) and its value of the position
+for the seat to act (null if none). Records without it load and replay as before.
 `replay(record)` deals the game again with `card_envs.make(env_id, **config)` and
 `reset(seed=seed)`, plays the recorded actions and returns what the env reports; the batched
 engine that played the game and the AEC env share their kernels and their seeding, so the
@@ -48,7 +52,18 @@ def record_of(row: dict) -> dict:
         )
     rec = dict(row, table=row["table_index"])
     rec = {k: rec[k] for k in RECORD_KEYS}
-    rec["action_names"] = replay(rec)["action_names"]
+    if row.get("policy") is not None:
+        rec["policy"] = row["policy"]
+    got = replay(rec)
+    rec["action_names"] = got["action_names"]
+    if "policy" in rec:  # the top actions named, as the seat to act saw them
+        rec["policy"] = [
+            None if entry is None else {
+                "top": [[a, name, p] for (a, *_, p), name in zip(entry["top"], names, strict=True)],
+                "value": entry["value"],
+            }
+            for entry, names in zip(rec["policy"], got["policy_names"], strict=True)
+        ]  # fmt: skip
     return rec
 
 
@@ -88,17 +103,26 @@ def read_jsonl(path: str | Path) -> Iterator[dict]:
 
 def replay(record: dict) -> dict:
     """Play a record's actions in a fresh AEC env: its rewards, scores, wins, length, the
-    actions in words (`action_names`) and the agent that took each (`actors`)."""
+    actions in words (`action_names`), the agent that took each (`actors`) and, when the
+    record has a `policy`, its top actions in words (`policy_names`)."""
     env = card_envs.make(record["env_id"], **record["config"])
     env.reset(seed=int(record["seed"]))
     agents = env.possible_agents
     rewards = np.zeros(len(agents))
     actions = record["actions"]
     names, actors = [], []
+    policy = record.get("policy")
+    if policy is not None and len(policy) != len(actions):
+        raise ValueError(f"record has {len(actions)} actions but {len(policy)} policy entries")
+    policy_names: list[list[str] | None] = []
     for step, action in enumerate(actions):
         if all(env.terminations[a] or env.truncations[a] for a in agents):
             raise ValueError(f"record has {len(actions)} actions but the game ended after {step}")
         names.append(env.describe_action(int(action)))
+        if policy is not None:
+            entry = policy[step]
+            top = None if entry is None else entry["top"]
+            policy_names.append(None if top is None else [env.describe_action(t[0]) for t in top])
         actors.append(env.agent_selection)
         env.step(int(action))
         rewards += [env.rewards[a] for a in agents]
@@ -113,6 +137,7 @@ def replay(record: dict) -> dict:
         "truncated": any(env.truncations[a] for a in agents),
         "action_names": names,
         "actors": actors,
+        "policy_names": policy_names,
     }
 
 

@@ -65,7 +65,10 @@ def run_tournament(
             + (f" on {config.backend}" if to_play else "")
         )
         if todo:
-            chunks = [p.chunk(c, config.seed, config.record_actions) for p, c in todo]
+            chunks = [
+                p.chunk(c, config.seed, config.record_actions, config.record_policy)
+                for p, c in todo
+            ]
             if config.backend == "ray":
                 results = run_ray(chunks, config.ray_address, config.workers)
             else:

@@ -75,7 +75,7 @@ class EventPlan:
     def num_games(self) -> int:
         return len(self.table_of)
 
-    def chunk(self, c: int, seed: int, record: bool) -> Chunk:
+    def chunk(self, c: int, seed: int, record: bool, record_policy: bool = False) -> Chunk:
         start, stop = self.bounds[c]
         ev = self.event
         return Chunk(
@@ -87,6 +87,7 @@ class EventPlan:
             tuple(derive_seed(seed, self.index, c, 1 + k) for k in range(len(ev.agents))),
             record=record,
             key=(self.index, c),
+            record_policy=record_policy,
         )
 
 

@@ -3,9 +3,10 @@
 Table `games`: one row per game with the tournament, event, env id and config (JSON), the
 chunk, table and game index, the seed it was dealt from, the agent name and spec in each
 seat, each seat's rewards, scores and win share (JSON lists), its length, whether it was
-truncated, (when recorded) its actions, and each seat's decisions and the seconds its
-agent took for them (`moves`, `think`; empty in databases written before they were kept,
-which get the columns when opened). The key (tournament, event, table, game) makes
+truncated, (when recorded) its actions and each decision's policy (`policy`, with
+`record_policy`), and each seat's decisions and the seconds its agent took for them
+(`moves`, `think`; empty in databases written before they were kept, which get the columns
+when opened, as they get `policy`). The key (tournament, event, table, game) makes
 a game impossible to store twice. A chunk's games are written in one transaction, so a
 killed run leaves whole chunks or nothing of them.
 
@@ -55,6 +56,7 @@ CREATE TABLE IF NOT EXISTS games (
     finished_at TEXT NOT NULL,
     moves TEXT,
     think TEXT,
+    policy TEXT,
     PRIMARY KEY (tournament, event, table_index, game)
 );
 CREATE INDEX IF NOT EXISTS games_by_chunk ON games (tournament, event, chunk);
@@ -80,8 +82,9 @@ GAME_COLUMNS = (
     "finished_at",
     "moves",
     "think",
+    "policy",
 )
-ADDED_COLUMNS = ("moves", "think")  # not in databases of earlier versions
+ADDED_COLUMNS = ("moves", "think", "policy")  # not in databases of earlier versions
 
 
 class TournamentMismatch(ValueError):
@@ -230,6 +233,7 @@ class Store:
                     now,
                     None if batch.moves is None else json.dumps(batch.moves[i].tolist()),
                     None if batch.think is None else _floats(batch.think[i]),
+                    None if batch.policy is None else json.dumps(batch.policy[i]),
                 )
             )
         marks = ", ".join("?" * len(GAME_COLUMNS))
@@ -242,8 +246,8 @@ class Store:
         self, tournament: str, event: str | None = None, actions: bool = True
     ) -> Iterator[dict]:
         """The stored games as dicts, in (event, table, game) order (`actions=False` leaves
-        the actions out, as None)."""
-        columns = [c if c != "actions" or actions else "NULL" for c in GAME_COLUMNS]
+        the actions and the policies out, as None)."""
+        columns = [c if c not in ("actions", "policy") or actions else "NULL" for c in GAME_COLUMNS]
         sql = f"SELECT {', '.join(columns)} FROM games WHERE tournament = ?"
         args: list = [tournament]
         if event is not None:

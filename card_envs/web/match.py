@@ -7,6 +7,11 @@ without replaying. `view(viewer)` is all the browser gets: the scene as `viewer`
 the moves in `viewer`'s words, the legal moves when `viewer` is the person to act, and the
 result at the end. Nothing in it depends on what `viewer` cannot see (the tests resample
 the hidden cards and compare).
+
+A move of an agent with a policy (`Agent.act_with_policy`: ppo, ismcts), watched or from a
+record that kept it, carries the agent's top actions with their probabilities and its value.
+They are shown only to a viewer who sees every card or sits in the seat that moved: what an
+agent weighs depends on its own hidden cards.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from agents import Agent, make_agent
+from agents.base import policy_entry
 from card_envs.core import layout, scene
 from card_envs.core.engine import Game
 from card_envs.play import win_text
@@ -94,10 +100,11 @@ class Match:
             raise MatchError(f"step {step} is outside 0..{len(actions)}")
         game = make_game(record["env_id"], **record["config"])
         match = cls(game, int(record["seed"]), [None] * game.num_players, list(record["seats"]))
-        for a in actions[:step]:
+        policy = record.get("policy") or [None] * len(actions)  # records may lack it
+        for a, entry in zip(actions[:step], policy, strict=False):
             if match.over or a not in match.legal():
                 raise MatchError(f"the record's action {a} at step {len(match.moves)} is illegal")
-            match._apply(a)
+            match._apply(a, entry)
         return match
 
     def start_from(self, name: str, state: dict) -> None:
@@ -139,19 +146,36 @@ class Match:
             raise MatchError(f"player_{p} is yours to play", 409)
         type(self.game).observe_kernel(self.row, p, self._obs)
         self.legal()
-        chosen = agent.act_positions(self._obs[None], self._mask[None], self.row[None])
-        self._apply(int(chosen[0]))
+        chosen, probs, values = agent.act_with_policy(
+            self._obs[None], self._mask[None], self.row[None]
+        )
+        action = int(chosen[0])
+        self._apply(action, None if probs is None else policy_entry(probs[0], values[0], action))
 
     def run_agents(self) -> None:
         """Agents move until the person is to act or the game is over."""
         while not self.over and self.to_act != self.human:
             self.step_agent()
 
-    def _apply(self, action: int) -> None:
+    def _apply(self, action: int, policy: dict | None = None) -> None:
+        """Make the move, put in words for every viewer; `policy` (a record's or
+        `policy_entry`'s: top [action, ..., probability] and value) in words for the viewers
+        who may see it: every card, and the seat that moved."""
         game, row = self.game, self.row
         words = {str(v): game.describe_action(row, action, v) for v in range(game.num_players)}
         words["all"] = game.describe_action(row, action)
-        self.moves.append({"seat": self.to_act, "action": action, "words": words})
+        move = {"seat": self.to_act, "action": action, "words": words}
+        if policy is not None:
+            seat = self.to_act
+            top = [(int(item[0]), float(item[-1])) for item in policy["top"]]
+            move["policy"] = {
+                "value": policy["value"],
+                "top": {
+                    key: [{"text": game.describe_action(row, a, v), "p": p} for a, p in top]
+                    for key, v in (("all", None), (str(seat), seat))
+                },
+            }
+        self.moves.append(move)
         self._rewards[:] = 0
         type(game).step_kernel(row, action, self._rewards)
 
@@ -175,14 +199,19 @@ class Match:
                 {"action": int(a), "label": game.describe_action(row, int(a))}
                 for a in scene.buttons(pic, legal)
             ],
-            "log": self._opening()
-            + [
-                {"who": f"player_{m['seat']}", "text": m["words"][key]}
-                for m in self.moves[-LOG_LINES:]
-            ],
+            "log": self._opening() + [self._logged(m, key) for m in self.moves[-LOG_LINES:]],
             "over": self.over,
             "result": self.result() if self.over else None,
         }
+        return out
+
+    @staticmethod
+    def _logged(move: dict, key: str) -> dict:
+        """A move as the log shows it to viewer `key`, with the agent's policy if it may."""
+        out = {"who": f"player_{move['seat']}", "text": move["words"][key]}
+        policy = move.get("policy")
+        if policy is not None and key in policy["top"]:
+            out["policy"] = {"top": policy["top"][key], "value": policy["value"]}
         return out
 
     def _opening(self) -> list[dict]:

@@ -26,6 +26,10 @@ API (JSON in and out):
 - `GET /api/records`: the recorded games that can be replayed.
 - `GET /api/replay?source=&tournament=&event=&table=&game=&step=&viewer=`: a recorded
   game's view after `step` moves, and its length.
+
+A view's `log` lines are `{who, text}`, plus `policy: {top: [{text, p}], value}` for a move
+of an agent with a policy (watched, or recorded with `record_policy`), when the viewer sees
+every card or is the seat that moved (`Match.view`).
 """
 
 from __future__ import annotations

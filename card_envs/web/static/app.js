@@ -102,6 +102,16 @@ function drawScene(scene) {
   return svg;
 }
 
+// an agent's top actions with their probabilities, and its value, beside its move
+function policyText(policy) {
+  const span = document.createElement("span");
+  span.className = "policy";
+  const top = policy.top.map((t) => `${t.text} ${(100 * t.p).toFixed(1)}%`).join(", ");
+  const value = policy.value === null ? "" : `; value ${policy.value.toFixed(2)}`;
+  span.textContent = ` (policy: ${top}${value})`;
+  return span;
+}
+
 function show(view) {
   if (!view) return;
   $("table").replaceChildren(drawScene(view.scene));
@@ -116,6 +126,7 @@ function show(view) {
   $("log").replaceChildren(...view.log.map((m) => {
     const li = document.createElement("li");
     li.textContent = `${m.who}: ${m.text}`;
+    if (m.policy) li.append(policyText(m.policy));
     return li;
   }));
   $("log").scrollTop = $("log").scrollHeight;
