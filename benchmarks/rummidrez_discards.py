@@ -24,9 +24,11 @@ plays the heuristic's discard among the cards that do not (if any). Modes:
   that feeds in the fewest of S determinisations (ties: the heuristic's order).
 
 `--auc GAMES` plays GAMES games of heuristic play and, at every discard, compares the oracle's
-answer for each legal card with its sampled feed share (16 determinisations, filtered or
-not): the share of (feeding, not feeding) pairs ranked right, by whether the next seat has
-opened. Single-threaded numba; run it niced on a shared machine.
+answer for each legal card with its sampled feed share (16 determinisations: plain, filtered,
+and plain with the feed test on the discarded card alone, leaving out the pile below it,
+which the real next seat has already let pass): the share of (feeding, not feeding) pairs
+ranked right, by whether the next seat has opened. Single-threaded numba; run it niced on a
+shared machine.
 """
 
 from __future__ import annotations
@@ -68,8 +70,9 @@ def _heuristic_move(row, obs, masks, picked, num_players, ends):
 
 
 @njit(cache=True)
-def _feeds(row, q, c, ends):
-    """Whether seat q's draw rule would take from the discard pile with card c on top."""
+def _feeds(row, q, c, ends, depth=k.HINT_MAX_TAKE):
+    """Whether seat q's draw rule would take from the discard pile with card c on top,
+    looking `depth` cards deep (the rule's own depth by default; 1: the card alone)."""
     hand = np.zeros((NUM_FIGURES, NUM_NUMBERS), dtype=np.int64)
     table = np.zeros_like(hand)
     hand_n = k._counts(row, k.HAND + q * k.NUM_IDS, hand)
@@ -78,7 +81,7 @@ def _feeds(row, q, c, ends):
     top = np.zeros(k.HINT_MAX_TAKE, dtype=np.int64)
     top[0] = c
     top_n = 1
-    while top_n < k.HINT_MAX_TAKE and top_n <= row[k.DISCARD_N]:
+    while top_n < depth and top_n <= row[k.DISCARD_N]:
         top[top_n] = row[k.DISCARD_PILE + row[k.DISCARD_N] - top_n]
         top_n += 1
     out = np.zeros_like(hand)
@@ -101,7 +104,7 @@ def _plausible(det, seat, ends):
 
 
 @njit(cache=True)
-def _feed_shares(row, allowed, samples, filtered, stream, ends, shares):
+def _feed_shares(row, allowed, samples, filtered, stream, ends, shares, depth=k.HINT_MAX_TAKE):
     """Per card, the share of `samples` determinisations in which discarding it feeds."""
     seat = row[layout.PLAYER]
     q = (seat + 1) % row[layout.NUM_PLAYERS]
@@ -116,7 +119,7 @@ def _feed_shares(row, allowed, samples, filtered, stream, ends, shares):
             if not filtered or _plausible(det, seat, ends):
                 break
         for c in range(k.NUM_IDS):
-            if allowed[c] and _feeds(det, q, c, ends):
+            if allowed[c] and _feeds(det, q, c, ends, depth):
                 shares[c] += 1.0 / samples
 
 
@@ -197,7 +200,7 @@ def _play(row, hero, mode, samples, threshold, filtered, stream, obs, masks, pic
 
 
 @njit(cache=True)
-def _ranking_pairs(row, filtered, stream, obs, masks, picked, ends, found, m):
+def _ranking_pairs(row, filtered, depth, stream, obs, masks, picked, ends, found, m):
     """Play `row` by the heuristic; at each discard write a line of `found` from line `m` on
     per legal card: (the next seat has opened, the card feeds it, its sampled feed share).
     Returns the next free line."""
@@ -211,7 +214,7 @@ def _ranking_pairs(row, filtered, stream, obs, masks, picked, ends, found, m):
             seat = row[layout.PLAYER]
             q = (seat + 1) % n
             k._discard_allowed(row, seat, allowed)
-            _feed_shares(row, allowed, 16, filtered, stream, ends, shares)
+            _feed_shares(row, allowed, 16, filtered, stream, ends, shares, depth)
             for c in range(k.NUM_IDS):
                 if allowed[c] and m < found.shape[0]:
                     found[m, 0] = row[k.OPENED + q]
@@ -285,14 +288,14 @@ def ranking(games: int, players: int, seed: int) -> None:
         "pairs ranked right |"
     )
     print("|---|---|---:|---:|---|---:|")
-    for filtered in (False, True):
+    for filtered, depth in ((False, k.HINT_MAX_TAKE), (True, k.HINT_MAX_TAKE), (False, 1)):
         stream = np.zeros(layout.RNG + 4, dtype=np.int64)
         stream[layout.RNG :] = (1, 2, 3, 4)
         found, m = np.zeros((games * 400, 3)), 0
         for g in range(games):
             row = game.new_row()
             game.reset_row(row, seed + g)
-            m = _ranking_pairs(row, filtered, stream, obs, masks, picked, False, found, m)
+            m = _ranking_pairs(row, filtered, depth, stream, obs, masks, picked, False, found, m)
         data = found[:m]
         for opened in (0, 1):
             d = data[data[:, 0] == opened]
@@ -301,7 +304,8 @@ def ranking(games: int, players: int, seed: int) -> None:
                 pos[:, None] == neg[None, :]
             ).mean()
             print(
-                f"| {'filtered' if filtered else 'plain'} | {'opened' if opened else 'not opened'} "
+                f"| {'filtered' if filtered else 'plain'}{'' if depth > 1 else ', top card alone'} "
+                f"| {'opened' if opened else 'not opened'} "
                 f"| {len(d)} | {len(pos) / len(d):.3f} | {pos.mean():.3f} / {neg.mean():.3f} | "
                 f"{right:.3f} |",
                 flush=True,
