@@ -14,19 +14,20 @@ plays the heuristic's discard among the cards that do not (if any). Modes:
 - `oracle`, `oracle-opened`, `oracle-unopened`: the feed test on the next seat's real hand
   (reading hidden cards: an upper bound, not a legal agent), always, or only while the next
   seat has opened / not opened;
-- `sampled:S:T` and `sampled:S:T:filtered`: the feed test on S determinisations
+- `sampled:S:T` and `sampled:S:T:filtered|passed`: the feed test on S determinisations
   (`resample_hidden`), a card counting as feeding when it feeds in more than a share T of
   them; `filtered` redraws (up to 30 times) a determinisation that gives an opened seat a
   group in hand, or an unopened one an opening, which a seat that melds all it can would not
-  hold;
-- `sampled-opened:S:T`: `sampled:S:T` only while the next seat has opened;
-- `ranked:S:R[:filtered]`: of the heuristic's R preferred discards (its keep score), the one
+  hold; `passed` also redraws one in which, with 2 players, the other seat would take from
+  the pile below the top card (its own discard) with that card in hand: it let those pass;
+- `sampled-opened:S:T[:filtered|passed]`: `sampled:S:T` only while the next seat has opened;
+- `ranked:S:R[:filtered|passed]`: of the heuristic's R preferred discards (its keep score), the one
   that feeds in the fewest of S determinisations (ties: the heuristic's order).
 
 `--auc GAMES` plays GAMES games of heuristic play and, at every discard, compares the oracle's
 answer for each legal card with its sampled feed share (16 determinisations: plain, filtered,
-and plain with the feed test on the discarded card alone, leaving out the pile below it,
-which the real next seat has already let pass): the share of (feeding, not feeding) pairs
+passed, and plain with the feed test on the discarded card alone, leaving out the pile below
+it, which the real next seat has already let pass): the share of (feeding, not feeding) pairs
 ranked right, by whether the next seat has opened. Single-threaded numba; run it niced on a
 shared machine.
 """
@@ -59,6 +60,7 @@ MODES = {
 }
 SAMPLING = ("sampled", "sampled-opened", "ranked")  # the modes that take S:T or S:R
 REDRAWS = 30  # tries of a filtered determinisation
+PLAIN, FILTERED, PASSED = range(3)  # determinisations: as drawn, filtered, filtered + let pass
 
 
 @njit(cache=True)
@@ -104,6 +106,33 @@ def _plausible(det, seat, ends):
 
 
 @njit(cache=True)
+def _let_pass(det, seat, ends):
+    """With 2 players: the other seat would not take from the pile below the top card (its
+    own last discard, put back in its hand), which it let pass at its draw."""
+    q = (seat + 1) % det[layout.NUM_PLAYERS]
+    dn = det[k.DISCARD_N]
+    if det[layout.NUM_PLAYERS] != 2 or dn < 2:
+        return True
+    hand = np.zeros((NUM_FIGURES, NUM_NUMBERS), dtype=np.int64)
+    table = np.zeros_like(hand)
+    hand_n = k._counts(det, k.HAND + q * k.NUM_IDS, hand)
+    x = det[k.DISCARD_PILE + dn - 1]
+    if x == k.NEUTRAL:
+        hand_n += 1
+    else:
+        hand[x // NUM_NUMBERS, x % NUM_NUMBERS] += 1
+    opened = det[k.OPENED + q] == 1
+    table_n = k._counts(det, k.TABLE, table) if opened else 0
+    top = np.zeros(k.HINT_MAX_TAKE, dtype=np.int64)
+    top_n = 0
+    while top_n < k.HINT_MAX_TAKE and top_n < dn - 1:
+        top[top_n] = det[k.DISCARD_PILE + dn - 2 - top_n]
+        top_n += 1
+    out = np.zeros_like(hand)
+    return k.take_choice(top, top_n, opened, table, table_n, hand, hand_n, ends, out) == 0
+
+
+@njit(cache=True)
 def _feed_shares(row, allowed, samples, filtered, stream, ends, shares, depth=k.HINT_MAX_TAKE):
     """Per card, the share of `samples` determinisations in which discarding it feeds."""
     seat = row[layout.PLAYER]
@@ -116,7 +145,9 @@ def _feed_shares(row, allowed, samples, filtered, stream, ends, shares, depth=k.
             for w in range(4):
                 det[layout.RNG + w] = next_u32(stream) | 1
             k.resample_hidden(det, seat)
-            if not filtered or _plausible(det, seat, ends):
+            if filtered == PLAIN or (
+                _plausible(det, seat, ends) and (filtered == FILTERED or _let_pass(det, seat, ends))
+            ):
                 break
         for c in range(k.NUM_IDS):
             if allowed[c] and _feeds(det, q, c, ends, depth):
@@ -225,11 +256,11 @@ def _ranking_pairs(row, filtered, depth, stream, obs, masks, picked, ends, found
     return m
 
 
-def parse_mode(text: str) -> tuple[int, int, float, bool]:
-    """(mode, samples, threshold or cards ranked, filtered) of a MODE argument."""
+def parse_mode(text: str) -> tuple[int, int, float, int]:
+    """(mode, samples, threshold or cards ranked, determinisations) of a MODE argument."""
     name, *rest = text.split(":")
     ok = name in MODES and (len(rest) in (2, 3) if name in SAMPLING else not rest)
-    ok = ok and (len(rest) < 3 or rest[2] == "filtered")
+    ok = ok and (len(rest) < 3 or rest[2] in ("filtered", "passed"))
     try:
         samples, value = (int(rest[0]), float(rest[1])) if ok and rest else (0, 0.5)
     except ValueError:
@@ -237,9 +268,15 @@ def parse_mode(text: str) -> tuple[int, int, float, bool]:
     if not ok:
         raise argparse.ArgumentTypeError(
             f"bad mode {text!r}: one of heuristic, oracle, oracle-opened, oracle-unopened, "
-            f"sampled:S:T[:filtered], sampled-opened:S:T[:filtered], ranked:S:R[:filtered]"
+            f"sampled:S:T[:filtered|passed], sampled-opened:S:T[:filtered|passed], "
+            f"ranked:S:R[:filtered|passed]"
         )
-    return MODES[name], samples, value, len(rest) == 3
+    return (
+        MODES[name],
+        samples,
+        value,
+        PLAIN if len(rest) < 3 else (FILTERED, PASSED)[rest[2] == "passed"],
+    )
 
 
 def win_rates(modes: list[str], games: int, players: int, seed: int) -> None:
@@ -288,7 +325,8 @@ def ranking(games: int, players: int, seed: int) -> None:
         "pairs ranked right |"
     )
     print("|---|---|---:|---:|---|---:|")
-    for filtered, depth in ((False, k.HINT_MAX_TAKE), (True, k.HINT_MAX_TAKE), (False, 1)):
+    kinds = ((PLAIN, k.HINT_MAX_TAKE), (FILTERED, k.HINT_MAX_TAKE), (PASSED, k.HINT_MAX_TAKE))
+    for filtered, depth in (*kinds, (PLAIN, 1)):
         stream = np.zeros(layout.RNG + 4, dtype=np.int64)
         stream[layout.RNG :] = (1, 2, 3, 4)
         found, m = np.zeros((games * 400, 3)), 0
@@ -303,8 +341,11 @@ def ranking(games: int, players: int, seed: int) -> None:
             right = (pos[:, None] > neg[None, :]).mean() + 0.5 * (
                 pos[:, None] == neg[None, :]
             ).mean()
+            name = ("plain", "filtered", "passed")[filtered] + (
+                "" if depth > 1 else ", top card alone"
+            )
             print(
-                f"| {'filtered' if filtered else 'plain'}{'' if depth > 1 else ', top card alone'} "
+                f"| {name} "
                 f"| {'opened' if opened else 'not opened'} "
                 f"| {len(d)} | {len(pos) / len(d):.3f} | {pos.mean():.3f} / {neg.mean():.3f} | "
                 f"{right:.3f} |",

@@ -55,7 +55,14 @@ def test_a_discard_feeds_exactly_when_the_next_seat_takes_it(players):
     assert checked[True] > 0 and checked[False] > 0
 
 
-@pytest.mark.parametrize("text", ["oracle:8", "sampled", "sampled:8:0.3:x", "bogus"])
+@pytest.mark.parametrize("text", ["oracle:8", "sampled", "sampled:8:0.3:x", "ranked:8:a", "bogus"])
 def test_bad_modes_are_refused_by_name(text):
     with pytest.raises(argparse.ArgumentTypeError, match=text):
         bench.parse_mode(text)
+
+
+def test_modes_name_their_determinisations():
+    assert bench.parse_mode("oracle") == (bench.ORACLE, 0, 0.5, bench.PLAIN)
+    assert bench.parse_mode("sampled:8:0.3") == (bench.SAMPLED, 8, 0.3, bench.PLAIN)
+    assert bench.parse_mode("ranked:8:3:filtered") == (bench.RANKED, 8, 3.0, bench.FILTERED)
+    assert bench.parse_mode("sampled-opened:4:0.5:passed")[3] == bench.PASSED
