@@ -84,6 +84,7 @@ from card_envs.registry import batched_env_ids, make_game
 SELF = "self"
 RUN_OPPONENT = "run"  # evaluations.csv rows of the run env: win_rate holds games won per run
 DEFAULT_OUT = "runs/training"
+UNBOUNDED = 10**12  # steps and intervals that never come: a run its time limit alone stops
 
 
 class TrainConfigError(ConfigFileError):

@@ -25,7 +25,14 @@ from typing import Any
 
 from card_envs.evaluation import evaluate_episodes
 from card_envs.registry import make_game
-from training.config import RUN_ENVS, RUN_OPPONENT, TrainConfig, TrainConfigError, load_config
+from training.config import (
+    RUN_ENVS,
+    RUN_OPPONENT,
+    UNBOUNDED,
+    TrainConfig,
+    TrainConfigError,
+    load_config,
+)
 from training.curves import plot_learning_curve
 from training.ship import ship
 
@@ -173,10 +180,15 @@ def train(
     start_steps = model.num_timesteps
     t0 = time.perf_counter()
     if remaining > 0:
-        echo(
-            f"training {config.name}: {config.env} {config.config}, {remaining:,} learner steps, "
-            f"pool {dict(config.pool)}"
-        )
+        budget = f"{remaining:,} learner steps"
+        if config.time_limit_minutes is not None:
+            budget = (
+                f"{config.time_limit_minutes:g} min"
+                if config.total_timesteps >= UNBOUNDED
+                else f"{budget} or {config.time_limit_minutes:g} min, whichever comes first"
+            )
+        drawn = dict(config.pool)
+        echo(f"training {config.name}: {config.env} {config.config}, {budget}, pool {drawn}")
         model.learn(remaining, callback=monitor, reset_num_timesteps=False)
     session = time.perf_counter() - t0
     minutes = elapsed / 60 + session / 60
