@@ -133,6 +133,7 @@ class DoubleOrNothing(Game):
         dict(stage=2, first_leader=1),
         dict(stage=3, reward="zero_sum"),
         dict(stage=1, max_turns=40),  # most games truncated
+        dict(stage=2, history=8),
     )
     num_actions = k.NUM_RANGES + 1
     game_obs_size = k.OBS_SIZE

@@ -69,6 +69,7 @@ class NoThanks(Game):
     test_configs = (
         *(dict(num_players=n, public_tokens=p) for n in range(3, 8) for p in (False, True)),
         dict(num_players=4, reward="score"),
+        dict(num_players=4, history=8),
     )
     private_hands = False  # hidden: the deck; token counts follow from the public plays
     game_state_size = k.STATE_SIZE

@@ -547,6 +547,7 @@ class Rummidrez(_RummidrezBase):
         dict(num_players=2, match=True, reward="score", max_turns=8, max_placements=10),
         dict(num_players=3, neutral_at_ends=True, rediscard=False, max_turns=12, max_placements=12),
         dict(num_players=2, hints=True, max_turns=12, max_placements=12),
+        dict(num_players=3, max_turns=12, max_placements=12, history=8),
     )
 
     def encode_config(self, row: np.ndarray) -> None:

@@ -48,6 +48,7 @@ class SuperZwierzaki(Game):
         dict(num_players=3, explicit_call=True),
         dict(num_players=3, skip_forced=True),
         dict(num_players=3, play_drawn=True),
+        dict(num_players=4, history=12),
     )
     game_state_size = k.STATE_SIZE
     history_codes = k.HISTORY_CODES

@@ -186,6 +186,7 @@ class Surfosaurus(Game):
         *(dict(num_players=n, hints=h) for n in range(2, 7) for h in (False, True)),
         dict(num_players=3, reward="score"),
         dict(num_players=4, points=(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)),
+        dict(num_players=3, history=6),
     )
     game_state_size = k.STATE_SIZE
     history_codes = k.HISTORY_CODES
