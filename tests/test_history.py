@@ -51,8 +51,10 @@ def rummidrez_code(action: int) -> int:
 
 
 def zwierzaki_code(action: int, decider_obs: np.ndarray, num_players: int) -> int:
-    """The action id, but 146 for a kind (0..115) picked to give or keep, or laid in 9
-    kolorow: read from the decider's own observation (its `decision` and `purpose`)."""
+    """The action id, but 146 for a kind (0..115) picked to give or keep, laid in 9
+    kolorow, or chosen to play (on a turn or as the drawn card) while the hand holds more
+    than one copy of it: read from the decider's own observation (its `decision`,
+    `purpose` and `hand`)."""
     from card_envs.games.super_zwierzaki.engine import obs_slices
 
     slices = obs_slices(num_players)
@@ -65,7 +67,8 @@ def zwierzaki_code(action: int, decider_obs: np.ndarray, num_players: int) -> in
         else -1
     )
     pick_secret = decision == 5 and purpose in (8, 9)  # pick: give or keep
-    if action < 116 and (decision == 6 or pick_secret):  # 6: nine
+    several = decision in (0, 10) and decider_obs[action] > 1  # turn, drawn: copies asked
+    if action < 116 and (decision == 6 or pick_secret or several):  # 6: nine
         return 146
     return action
 

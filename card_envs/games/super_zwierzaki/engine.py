@@ -838,11 +838,17 @@ HISTORY_CODES = NUM_ACTIONS + 1
 
 @njit(cache=True)
 def public_action(row, action):
-    """The public code of `action` (`core.history`): the action id, but SECRET for the kind
-    picked to give or to keep and for a card laid in 9 kolorow (they go to another hand: the
-    other seats see that a card went, the `nine` slice its colour, not its kind)."""
-    what, _, purpose, _, _, _ = _top(row)
-    if action < COPIES and (what == D_NINE or what == D_PICK and purpose != P_DISCARD):
+    """The public code of `action` (`core.history`): the action id, but SECRET for a kind
+    the other seats do not see chosen: one picked to give or to keep, or laid in 9 kolorow
+    (it goes to another hand: the others see that a card went, the `nine` slice its
+    colour), and one to play of which the hand holds more copies (its copies are asked next,
+    and the play that follows shows it)."""
+    what, p, purpose, _, _, _ = _top(row)
+    if action >= COPIES:
+        return action
+    if what == D_NINE or what == D_PICK and purpose != P_DISCARD:
+        return SECRET
+    if (what == D_TURN or what == D_DRAWN) and row[HANDS + p * NUM_KINDS + action] > 1:
         return SECRET
     return action
 
