@@ -142,10 +142,8 @@ class Game:
     def obs_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """Lowest and highest value of every observation slot (the history's are 0 and 1)."""
         low, high = self.game_obs_bounds()
-        extra = self.history_obs_size
-        return np.append(low, np.zeros(extra, np.float32)), np.append(
-            high, np.ones(extra, np.float32)
-        )
+        zeros = np.zeros(self.history_obs_size, dtype=np.float32)
+        return np.append(low, zeros), np.append(high, zeros + 1)
 
     def game_obs_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """Bounds of the game's own observation slots."""
