@@ -25,8 +25,8 @@ import numpy as np
 from card_envs.core import layout
 
 STATUS_NAMES = ("running", "terminated", "truncated")  # layout.RUNNING, TERMINATED, TRUNCATED
-# every game's state dict has them (`history` only with the `history` option on)
-HEADER_KEYS = ("env_id", "config", "status", "turn", "rng", "history")
+HEADER_KEYS = ("env_id", "config", "status", "turn", "rng")  # every game's state dict has them
+HISTORY_KEY = "history"  # the kept public actions, with the `history` option on
 RNG_WORD = 1 << 32  # the PRNG state is four 32-bit words
 FIELD = object()  # `value` not given: read the field named `key` (a given value may be None)
 
@@ -124,7 +124,7 @@ class Reader:
 def game_fields(d: dict) -> dict:
     """A state dict without its header: the game's own fields (what a reference
     implementation of the rules holds)."""
-    return {k: v for k, v in d.items() if k not in HEADER_KEYS}
+    return {k: v for k, v in d.items() if k not in (*HEADER_KEYS, HISTORY_KEY)}
 
 
 def stored_config(config: dict) -> dict:
