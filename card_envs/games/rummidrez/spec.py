@@ -520,7 +520,9 @@ class _RummidrezBase(Game):
         return f"take the top {count} of the discard pile: {_names([int(c) for c in cards])}"
 
     def heuristic_args(self) -> tuple:
-        return (self.num_players, bool(self.config["neutral_at_ends"]))
+        """The seats, the neutrals rule, and whether the observation holds the hint (read
+        from the config, not from the observation's width, which `history` widens too)."""
+        return (self.num_players, bool(self.config["neutral_at_ends"]), self.config["hints"])
 
 
 class Rummidrez(_RummidrezBase):
