@@ -30,7 +30,7 @@ import numpy as np
 from agents.base import Agent
 from card_envs.core import layout
 from card_envs.core.engine import Game
-from card_envs.core.padding import Padding, padded_size
+from card_envs.core.padding import Padding, history_slots, padded_size
 from card_envs.registry import make_game
 
 _REQUIRED_MEMBERS = ("data", "policy.pth")
@@ -117,9 +117,11 @@ def _readable(data: dict, key: str) -> dict:
     return item if isinstance(item, dict) else {}
 
 
-def _check_model_data(path: Path, data: dict, game) -> bool:
-    """Checks the policy class and sizes; True when the model reads padded observations
-    (`core.padding`: one model for every config), False when it reads this config's own."""
+def _check_model_data(path: Path, data: dict, game) -> tuple[bool, int]:
+    """Checks the policy class and sizes. Returns whether the model reads padded
+    observations (`core.padding`: one model for every config) or this config's own, and
+    the `history` it was trained with: a model trained with history=K plays configs with
+    history >= K, reading the K most recent public actions (`core.history`)."""
     policy = _readable(data, "policy_class")
     module = policy.get("__module__")
     init = str(policy.get("__init__", ""))
@@ -129,13 +131,7 @@ def _check_model_data(path: Path, data: dict, game) -> bool:
             f"({_POLICY_NAME} from {_POLICY_MODULE}); its policy comes from {module!r}"
         )
     shape = _readable(data, "observation_space").get("_shape")
-    padded = padded_size(type(game))
-    if shape not in ([game.obs_size], [padded]):
-        raise ModelError(
-            f"{str(path)!r} was trained on observations of shape {shape}, but {game.env_id} has "
-            f"observations of size {game.obs_size} with this config and {padded} padded for "
-            "every config: wrong env or config"
-        )
+    padded, history = _layout_of(shape, game)
     n = _readable(data, "action_space").get("n")
     try:
         n = int(n)
@@ -145,24 +141,52 @@ def _check_model_data(path: Path, data: dict, game) -> bool:
         raise ModelError(
             f"{str(path)!r} was trained with {n} actions, but {game.env_id} has {game.num_actions}"
         )
-    return shape == [padded] and padded != game.obs_size
+    if history > game.history:
+        raise ModelError(
+            f"{str(path)!r} was trained with history={history}: it plays {game.env_id} "
+            f"configs with history >= {history} {'(every player count)' if padded else ''}, "
+            f"not history={game.history}"
+        )
+    return padded, history
 
 
-def observation_space(game, padded: bool):
-    """The Box a policy for `game` reads: its config's own or the padded one."""
+def _layout_of(shape: Any, game) -> tuple[bool, int]:
+    """(padded, history) of a model whose observations have `shape`; a model for a wrong
+    env or config raises, naming the sizes it could have read."""
+    cls = type(game)
+    entry = history_slots(cls, 1)
+    size = shape[0] if isinstance(shape, list) and len(shape) == 1 else None
+    layouts = ((False, game.game_obs_size), (True, padded_size(cls)))
+    if isinstance(size, int):
+        for exact in (True, False):  # without history first (own before padded on a tie)
+            for padded, base in layouts:
+                if size == base or not exact and size > base and (size - base) % entry == 0:
+                    return padded, (size - base) // entry
+    raise ModelError(
+        f"the model was trained on observations of shape {shape}, but {game.env_id} has "
+        f"observations of size {game.game_obs_size} with this config and {padded_size(cls)} "
+        f"padded for every config, plus {entry} per kept public action (history): wrong env "
+        "or config"
+    )
+
+
+def observation_space(game, padded: bool, history: int | None = None):
+    """The Box a policy for `game` reads: its config's own or the padded one, with the
+    `history` most recent public actions (default: all the config keeps)."""
     import gymnasium
 
-    low, high = Padding(game).bounds(game) if padded else game.obs_bounds()
+    view = Padding(game, history, padded)
+    low, high = view.bounds(game) if padded else (b[: view.keep] for b in game.obs_bounds())
     return gymnasium.spaces.Box(low, high, dtype=np.float32)
 
 
-def _custom_objects(data: dict, game, padded: bool) -> dict[str, Any]:
+def _custom_objects(data: dict, game, padded: bool, history: int) -> dict[str, Any]:
     """Replacements for every cloudpickled entry SB3 wrote, except `policy_kwargs`."""
     import gymnasium
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     known = {
-        "observation_space": observation_space(game, padded),
+        "observation_space": observation_space(game, padded, history),
         "action_space": gymnasium.spaces.Discrete(game.num_actions),
         "policy_class": MaskableActorCriticPolicy,
         "lr_schedule": lambda _: 0.0,
@@ -194,12 +218,13 @@ _CACHE: dict[tuple, Any] = {}
 def load_policy(path: str | os.PathLike, game):
     """The checked policy network of a MaskablePPO file for `game` (an env id and config;
     cached per process), and the `Padding` of its observations (None: it reads this
-    config's own)."""
+    config's own as they are; else padded, or with fewer public actions kept)."""
     p = Path(path).expanduser()
     data = _read_sb3_data(p)
-    padded = _check_model_data(p, data, game)
+    padded, history = _check_model_data(p, data, game)
     stat = p.stat()
-    size = padded_size(type(game)) if padded else game.obs_size
+    view = Padding(game, history, padded)
+    size = view.size
     key = (str(p.resolve()), stat.st_mtime_ns, stat.st_size, size, game.num_actions)
     if key not in _CACHE:
         try:
@@ -210,14 +235,14 @@ def load_policy(path: str | os.PathLike, game):
             ) from err
         try:
             model = MaskablePPO.load(
-                p, device="cpu", custom_objects=_custom_objects(data, game, padded)
+                p, device="cpu", custom_objects=_custom_objects(data, game, padded, history)
             )
         except Exception as err:  # SB3 raises many kinds; say which file and why
             raise ModelError(f"{str(p)!r}: MaskablePPO could not load it: {err}") from err
         policy = model.policy
         policy.set_training_mode(False)
         _CACHE[key] = policy
-    return _CACHE[key], Padding(game) if padded else None
+    return _CACHE[key], None if view.identity else view
 
 
 def frozen_copy(policy):
@@ -262,11 +287,11 @@ class PolicyAgent(Agent):
         self._rng = np.random.default_rng(seed)
         self._derived: Game | None = None
         off = {o: True for o in type(game).derived_options if not game.config[o]} if game else {}
-        if padding is not None and off:
+        if padding is not None and padding.padded and off:
             # the hints this config leaves out, computed from the seat's own view: the agent
             # reads rows (harnesses pass them) and observes them with the hints on
             self._derived = type(game)(**{**game.config, **off})
-            self._derived_padding = Padding(self._derived)
+            self._derived_padding = Padding(self._derived, padding.history, padding.padded)
             self.wants_rows = True
 
     def act_rows(self, rows: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -280,7 +305,7 @@ class PolicyAgent(Agent):
         scratch = np.empty(game.state_size, dtype=np.int64)
         for i, row in enumerate(rows):
             scratch[:] = row
-            game.encode_config(scratch)
+            game.write_config(scratch)
             type(game).observe_kernel(scratch, scratch[layout.PLAYER], obs[i])
         return self._derived_padding(obs)
 

@@ -76,7 +76,7 @@ def play_games(
     kernels = type(game)
     states = np.zeros((games, game.state_size), dtype=np.int64)
     for i in range(games):
-        game.encode_config(states[i])
+        game.write_config(states[i])
         game.reset_row(states[i], seed + i)  # as instance i of make_vec(env_id, games, seed)
     obs = np.zeros((games, game.obs_size), dtype=np.float32)
     masks = np.zeros((games, game.num_actions), dtype=np.int8)

@@ -861,6 +861,7 @@ def test_the_defaults():
         "neutral_at_ends": False,
         "max_placements": 112,
         "hints": False,
+        "history": 0,
     }
 
 

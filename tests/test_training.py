@@ -131,7 +131,7 @@ def test_config_defaults_and_yaml_spellings(tmp_path):
     cfg = load_config(path)
     assert cfg.total_timesteps == 1000 and cfg.ppo.learning_rate == 3e-4  # 3e-4 is a str in YAML
     assert cfg.name == "mine" and cfg.pool == (("random", 1.0),) and not cfg.uses_self_play
-    assert cfg.config == {"num_players": 3, "public_tokens": False, "reward": "win"}
+    assert cfg.config == {"num_players": 3, "public_tokens": False, "reward": "win", "history": 0}
     assert load_config(path, seed=5, total_timesteps=None).seed == 5
     rounded = parse_config({**BASE, "evaluation": {"games": 8, "final_games": 10}})
     assert (rounded.eval_games, rounded.final_eval_games) == (9, 12)  # multiples of 3 seats

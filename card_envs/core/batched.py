@@ -127,7 +127,7 @@ class BatchedEnv:
         n, p = self.num_envs, self.num_players
         self.states = np.zeros((n, game.state_size), dtype=np.int64)
         for i in range(n):
-            game.encode_config(self.states[i])
+            game.write_config(self.states[i])
         self._obs = np.zeros((n, game.obs_size), dtype=np.float32)
         self._masks = np.zeros((n, game.num_actions), dtype=np.int8)
         self._player = np.zeros(n, dtype=np.int64)

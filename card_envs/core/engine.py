@@ -15,6 +15,10 @@ plus a little Python for config, inspection and text. The kernels, all `@njit(ca
   card in exactly one place, tokens and points conserved, counters in range), else the index
   of the broken law in the module's `INVARIANT_ERRORS` tuple of messages. The conformance
   suite and the soak call it after every step.
+- `public_action(row, action) -> int`: the public code (0..`Game.history_codes` - 1) of
+  `action` in the position before it is played, or -1 when it tells the other seats
+  nothing; `step` records it first (`core.history.record`), `reset` clears the history
+  and `observe` ends with it (`core.history.write`), so every face has `history=K`.
 - `resample_hidden(row, seat)`: redraw in place, from the row's own PRNG, everything `seat`
   cannot see, keeping the row consistent with everything `seat` has seen (a determinisation
   for search; `Game.resample_hidden` wraps it with a fresh seed). The new row depends only on
@@ -35,7 +39,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from card_envs.core import layout, loading, rng
+from card_envs.core import history, layout, loading, rng
 from card_envs.core.config import Option, resolve
 from card_envs.core.padding import Segment
 from card_envs.core.scene import Scene
@@ -87,9 +91,13 @@ class Game:
     # a policy that reads them may compute them itself where a config has them off, by
     # observing a copy of the row with the option on (`agents.ppo.PolicyAgent`)
     derived_options: ClassVar[tuple[str, ...]] = ()
+    # how many public action codes the engine's `public_action` gives (`history=K`)
+    history_codes: ClassVar[int]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if "history" not in getattr(cls, "options", {"history": None}):  # `core.history`
+            cls.options = {**cls.options, "history": history.OPTION}
         for name in ("reset", "step", "observe", "legal", "outcome"):
             setattr(cls, f"{name}_kernel", getattr(cls.engine, name))
         cls.batch_reset_kernel = cls.batched.batch_reset
@@ -99,11 +107,30 @@ class Game:
         self.config = resolve(self.env_id, self.options, config)
         self.check_config(self.config)
         self.num_players: int = self.config["num_players"]
+        self.history: int = self.config["history"]
 
     # --- sizes and spaces -------------------------------------------------------------
-    state_size: int
-    obs_size: int
+    # the game's own row and observation (set by each game); `history=K` adds to both
+    game_state_size: int
+    game_obs_size: int
     num_actions: int
+
+    @property
+    def state_size(self) -> int:
+        return self.game_state_size + history.row_slots(self.history)
+
+    @property
+    def obs_size(self) -> int:
+        return self.game_obs_size + self.history_obs_size
+
+    @property
+    def history_obs_size(self) -> int:
+        return history.obs_slots(self.history, self.max_players(), self.history_codes)
+
+    @classmethod
+    def max_players(cls) -> int:
+        """The largest table of the game (the width of a history entry's seat one-hot)."""
+        return int(cls.options["num_players"].high)
 
     def check_config(self, config: dict) -> None:
         """Cross-option checks a single Option cannot express."""
@@ -113,7 +140,13 @@ class Game:
         raise NotImplementedError
 
     def obs_bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        """Lowest and highest value of every observation slot."""
+        """Lowest and highest value of every observation slot (the history's are 0 and 1)."""
+        low, high = self.game_obs_bounds()
+        zeros = np.zeros(self.history_obs_size, dtype=np.float32)
+        return np.append(low, zeros), np.append(high, zeros + 1)
+
+    def game_obs_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """Bounds of the game's own observation slots."""
         raise NotImplementedError
 
     # --- rows ---------------------------------------------------------------------------
@@ -121,9 +154,15 @@ class Game:
         """Write the config into the row's config slots (kept across resets)."""
         raise NotImplementedError
 
+    def write_config(self, row: np.ndarray) -> None:
+        """The game's config slots (`encode_config`) and the history's (`core.history`)."""
+        self.encode_config(row)
+        cls = type(self)
+        history.setup(row, self.game_state_size, self.history, cls.max_players(), cls.history_codes)
+
     def new_row(self) -> np.ndarray:
         row = np.zeros(self.state_size, dtype=np.int64)
-        self.encode_config(row)
+        self.write_config(row)
         return row
 
     def reset_row(self, row: np.ndarray, seed: int | None) -> None:
@@ -167,7 +206,12 @@ class Game:
         """The full state (hidden information included) as JSON-able Python: the header every
         game shares (`core.loading.header`: env id, config, status, turn, PRNG) and the
         game's `fields`. `load_state_dict` reads it back."""
-        return {**loading.header(row, self.env_id, self.config), **self.fields(row)}
+        kept = {"history": history.entries(row)} if self.history else {}
+        return {
+            **loading.header(row, self.env_id, self.config),
+            **kept,
+            **self.fields(row),
+        }
 
     def fields(self, row: np.ndarray) -> dict:
         """The game's part of `state_dict`: where every card is, counters, derived scores."""
@@ -181,12 +225,29 @@ class Game:
         r = loading.Reader(self.env_id, d)
         row = self.new_row()
         loading.read_header(r, row, self.config, seed)
+        if self.history:
+            self.load_history(r, row)
         self.load_fields(r, row)
         error = self.invariant_error(row)
         if error:
             r.fail("the position", error)
         loading.check_implied(r, self.state_dict(row))
         return row
+
+    def load_history(self, r: loading.Reader, row: np.ndarray) -> None:
+        """The kept public actions (`history`, oldest first; none when the key is missing):
+        at most K [seat, code] pairs."""
+        pairs = r.get("history") if "history" in r.d else []
+        if not isinstance(pairs, list) or len(pairs) > self.history:
+            r.fail("history", f"{pairs!r} is not a list of at most {self.history} [seat, code]")
+        n, codes = self.num_players, type(self).history_codes
+        checked = []
+        for i, pair in enumerate(pairs):
+            seat, code = r.ints(f"history[{i}]", 0, None, length=2, value=pair)
+            r.int(f"history[{i}][0]", 0, n - 1, seat)
+            r.int(f"history[{i}][1]", 0, codes - 1, code)
+            checked.append([seat, code])
+        history.load(row, checked)
 
     def load_fields(self, r: loading.Reader, row: np.ndarray) -> None:
         """Read the game's primary fields from `r` into `row` (header already in), checking

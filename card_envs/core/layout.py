@@ -9,7 +9,8 @@ PLAYER = 4  # seat to act next
 STATUS = 5  # RUNNING, TERMINATED or TRUNCATED
 NUM_PLAYERS = 6
 TURN = 7  # actions taken in the current game
-HEADER = 8  # first slot a game may use
+HISTORY = 8  # where the public-action history starts, 0 without one (`core.history`)
+HEADER = 9  # first slot a game may use
 
 RUNNING = 0
 TERMINATED = 1

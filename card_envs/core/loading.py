@@ -26,6 +26,7 @@ from card_envs.core import layout
 
 STATUS_NAMES = ("running", "terminated", "truncated")  # layout.RUNNING, TERMINATED, TRUNCATED
 HEADER_KEYS = ("env_id", "config", "status", "turn", "rng")  # every game's state dict has them
+HISTORY_KEY = "history"  # the kept public actions, with the `history` option on
 RNG_WORD = 1 << 32  # the PRNG state is four 32-bit words
 FIELD = object()  # `value` not given: read the field named `key` (a given value may be None)
 
@@ -123,7 +124,13 @@ class Reader:
 def game_fields(d: dict) -> dict:
     """A state dict without its header: the game's own fields (what a reference
     implementation of the rules holds)."""
-    return {k: v for k, v in d.items() if k not in HEADER_KEYS}
+    return {k: v for k, v in d.items() if k not in (*HEADER_KEYS, HISTORY_KEY)}
+
+
+def stored_config(config: dict) -> dict:
+    """The config without `history` when it is off: state dicts written before that option
+    existed load unchanged."""
+    return {k: v for k, v in config.items() if k != "history" or v}
 
 
 def header(row: np.ndarray, env_id: str, config: dict) -> dict:
@@ -146,6 +153,7 @@ def read_identity(r: Reader, config: dict) -> None:
     given = r.get("config")
     if not isinstance(given, dict):
         r.fail("config", f"{given!r} is not a mapping of options")
+    given, config = stored_config(given), stored_config(config)
     for name in sorted(set(given) | set(config)):
         if plain(given.get(name)) != plain(config.get(name)):
             r.fail(
@@ -177,6 +185,9 @@ def check_implied(r: Reader, implied: dict) -> None:
     for key, value in r.d.items():
         if key not in implied:
             r.fail(key, f"unknown key; a state dict of {r.env_id} has {sorted(implied)}")
-        if plain(value) == plain(implied[key]):
+        want = implied[key]
+        if key == "config" and isinstance(value, dict):  # `history=0` written out or not
+            value, want = stored_config(value), stored_config(want)
+        if plain(value) == plain(want):
             continue
-        r.fail(key, f"is {value!r}, but the position implies {implied[key]!r}")
+        r.fail(key, f"is {value!r}, but the position implies {want!r}")

@@ -534,6 +534,7 @@ def check_hidden_information(env_id: str, config: Config, seed: int = 21) -> Non
             assert game.render(new, seat) == game.render(row, seat), f"{where}: render leaks"
             assert game.scene(new, seat) == game.scene(row, seat), f"{where}: scene leaks"
             _check_descriptions(env, row, new, seat, rng, where)
+            _check_history(env, row, new, seat, rng, where)
             hidden = np.ones(len(row), bool)
             hidden[layout.RNG : layout.RNG + 4] = False
             redrawn += bool((new[hidden] != row[hidden]).any())
@@ -573,6 +574,41 @@ def _check_descriptions(
         env._kernels.step_kernel(after_new, int(a), rewards)
         if (_observe(env, after, seat) == _observe(env, after_new, seat)).all():
             assert other == text, f"{where}: seat {seat} reads {text!r} or {other!r}"
+
+
+def _check_history(
+    env: CardEnv, row: np.ndarray, new: np.ndarray, seat: int, rng: np.random.Generator, where: str
+) -> None:
+    """With `history=K`, another seat's action enters `seat`'s history slice as nothing
+    `seat` cannot see: an action legal in `row` and in `new` (a resample for `seat`) after
+    which `seat` sees the same game slots in both gives the same entry, and so do two
+    actions after which `seat` sees the same game slots (the history tells it nothing the
+    game does not show)."""
+    game = env.game
+    if not game.history or int(row[layout.PLAYER]) == seat:
+        return
+    own = game.game_obs_size
+    legal = _legal(_mask(env, row))
+    both = legal[_mask(env, new)[legal] == 1]
+    rewards = np.zeros(game.num_players, dtype=np.float32)
+
+    def after(start: np.ndarray, a: int) -> np.ndarray:
+        stepped = start.copy()
+        env._kernels.step_kernel(stepped, int(a), rewards)
+        return _observe(env, stepped, seat)
+
+    for a in rng.permutation(both)[:3]:
+        got, got_new = after(row, a), after(new, a)
+        if (got[:own] == got_new[:own]).all():
+            assert (got[own:] == got_new[own:]).all(), f"{where}: the history of {a} leaks"
+    seen: dict[bytes, tuple[int, np.ndarray]] = {}
+    for a in rng.permutation(legal)[:12]:
+        obs = after(row, a)
+        first = seen.setdefault(obs[:own].tobytes(), (int(a), obs[own:]))
+        assert (first[1] == obs[own:]).all(), (
+            f"{where}: seat {seat} sees the same after actions {first[0]} and {a}, but their "
+            "history entries differ"
+        )
 
 
 def _observe(env: CardEnv, row: np.ndarray, seat: int) -> np.ndarray:

@@ -21,7 +21,7 @@ hand a play showed, which must not come back from TOP_LEFT.
 import numpy as np
 from numba import njit
 
-from card_envs.core import layout
+from card_envs.core import history, layout
 from card_envs.core.combos import range_copies, range_play_keys, range_strength
 from card_envs.core.rng import below, shuffle_sorted
 
@@ -181,6 +181,7 @@ def put_under(row, p, counts_at):
 # --- game -----------------------------------------------------------------------------------
 @njit(cache=True)
 def reset(row):
+    history.clear(row)
     stage = row[CFG_STAGE]
     for p in range(2):
         row[HEAD + p] = 0
@@ -282,8 +283,19 @@ def pin_witness(row, p, lo, hi):
     row[PINNED + p] = pinned | (1 << (witness - 1))
 
 
+HISTORY_CODES = NUM_RANGES + 1  # the range played, or pass
+
+
+@njit(cache=True)
+def public_action(row, action):
+    """The public code of `action` (`core.history`): the range played (its copies show in
+    the play area) or pass, both seen by the other seat."""
+    return action
+
+
 @njit(cache=True)
 def step(row, action, rewards):
+    history.record(row, public_action(row, action))
     p = row[layout.PLAYER]
     o = 1 - p
     row[layout.TURN] += 1
@@ -371,6 +383,7 @@ def observe(row, seat, out):
     led = row[LEADER] == seat if row[BEAT_COPIES] > 0 else row[layout.PLAYER] == seat
     out[OBS_LED] = 1.0 if led else 0.0
     out[OBS_STAGE] = row[CFG_STAGE]
+    history.write(row, seat, out)
 
 
 @njit(cache=True)

@@ -13,7 +13,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from card_envs.core import layout, loading, rng
+from card_envs.core import history, layout, loading, rng
 from card_envs.core.aec import RENDER_FPS, check_modes, render_row
 from card_envs.core.config import Option, resolve
 from card_envs.core.spaces import LegalSampling, as_action
@@ -27,6 +27,7 @@ OPTIONS = {
         MAX_STAGE, "the episode ends after winning this game", low=1, high=MAX_STAGE
     ),
     "max_turns": Option(2000, "a game is truncated after this many actions x 2**(g-1)", low=1),
+    "history": history.OPTION,  # both seats' moves, the computer's included
 }
 
 
@@ -46,7 +47,9 @@ class DoubleOrNothingRun(LegalSampling, gymnasium.Env):
         self.render_mode = render_mode
         self.config = resolve(self.env_id, OPTIONS, config)
         self._games = [
-            DoubleOrNothing(stage=g, max_turns=self.config["max_turns"])
+            DoubleOrNothing(
+                stage=g, max_turns=self.config["max_turns"], history=self.config["history"]
+            )
             for g in range(1, self.config["max_stage"] + 1)
         ]
         low, high = self._games[0].obs_bounds()
@@ -55,7 +58,7 @@ class DoubleOrNothingRun(LegalSampling, gymnasium.Env):
         self._row = self._games[-1].new_row()  # big enough for every stage
         self._mask = np.zeros(k.NUM_RANGES + 1, dtype=np.int8)
         self._rewards = np.zeros(2, dtype=np.float32)
-        self._obs = np.zeros(k.OBS_SIZE, dtype=np.float32)
+        self._obs = np.zeros(self._games[0].obs_size, dtype=np.float32)
         self._counts = np.zeros(k.NUM_NUMBERS, dtype=np.int64)
         self._stage = 1
         self._started = False
@@ -77,7 +80,7 @@ class DoubleOrNothingRun(LegalSampling, gymnasium.Env):
 
     def _start_game(self, stage: int) -> None:
         self._stage = stage
-        self._games[stage - 1].encode_config(self._row)
+        self._games[stage - 1].write_config(self._row)
         k.reset(self._row)
         self._computer_moves()
 

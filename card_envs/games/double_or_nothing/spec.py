@@ -133,14 +133,16 @@ class DoubleOrNothing(Game):
         dict(stage=2, first_leader=1),
         dict(stage=3, reward="zero_sum"),
         dict(stage=1, max_turns=40),  # most games truncated
+        dict(stage=2, history=8),
     )
     num_actions = k.NUM_RANGES + 1
-    obs_size = k.OBS_SIZE
+    game_obs_size = k.OBS_SIZE
+    history_codes = k.HISTORY_CODES
 
     def __init__(self, **config) -> None:
         super().__init__(**config)
         self.stage = self.config["stage"]
-        self.state_size = k.state_size(self.stage)
+        self.game_state_size = k.state_size(self.stage)
 
     def encode_config(self, row: np.ndarray) -> None:
         row[layout.NUM_PLAYERS] = 2
@@ -153,15 +155,15 @@ class DoubleOrNothing(Game):
     def reward_range(self) -> tuple[float, float]:
         return -1.0, 1.0
 
-    def obs_bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        high = np.ones(self.obs_size, dtype=np.float32)
+    def game_obs_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        high = np.ones(self.game_obs_size, dtype=np.float32)
         all_cards = int(k.total_cards(1))  # counts are scaled to stage 1
         high[k.OBS_OWN : k.OBS_OWN + k.NUM_NUMBERS] = all_cards
         high[k.OBS_TRICK : k.OBS_TRICK + k.NUM_NUMBERS] = all_cards
         high[[k.OBS_OPP_HAND, k.OBS_OWN_DECK, k.OBS_OPP_DECK]] = all_cards
         high[[k.OBS_BEAT_COPIES, k.OBS_BEAT_CARDS]] = all_cards
         high[k.OBS_STAGE] = MAX_STAGE
-        return np.zeros(self.obs_size, dtype=np.float32), high
+        return np.zeros(self.game_obs_size, dtype=np.float32), high
 
     def fields(self, row: np.ndarray) -> dict:
         scores, wins = np.zeros(2), np.zeros(2)

@@ -8,7 +8,7 @@ the first 24 in draw order, the last 9 removed face down.
 import numpy as np
 from numba import njit
 
-from card_envs.core import layout
+from card_envs.core import history, layout
 from card_envs.core.combos import run_low_sum
 from card_envs.core.padding import Segment
 from card_envs.core.rewards import share_win
@@ -70,6 +70,7 @@ def card_points(mask, tokens):
 
 @njit(cache=True)
 def reset(row):
+    history.clear(row)
     n = row[layout.NUM_PLAYERS]
     for k in range(NUM_CARDS):
         row[DECK + k] = LOW_CARD + k
@@ -95,8 +96,18 @@ def outcome(row, scores, wins):
     share_win(scores[:n], True, wins)
 
 
+HISTORY_CODES = 2  # take, no thanks
+
+
+@njit(cache=True)
+def public_action(row, action):
+    """The public code of `action` (`core.history`): both actions are seen by every seat."""
+    return action
+
+
 @njit(cache=True)
 def step(row, action, rewards):
+    history.record(row, public_action(row, action))
     p = row[layout.PLAYER]
     row[layout.TURN] += 1
     if action == NO_THANKS:
@@ -148,6 +159,7 @@ def observe(row, seat, out):
             out[pos] = row[TOKENS + (seat + k) % n]
             pos += 1
     out[pos] = NUM_PLAYED - row[NEXT]
+    history.write(row, seat, out)
 
 
 # --- conformance hooks ------------------------------------------------------------------------

@@ -69,14 +69,16 @@ class NoThanks(Game):
     test_configs = (
         *(dict(num_players=n, public_tokens=p) for n in range(3, 8) for p in (False, True)),
         dict(num_players=4, reward="score"),
+        dict(num_players=4, history=8),
     )
     private_hands = False  # hidden: the deck; token counts follow from the public plays
-    state_size = k.STATE_SIZE
+    game_state_size = k.STATE_SIZE
+    history_codes = k.HISTORY_CODES
     num_actions = 2
 
     def __init__(self, **config) -> None:
         super().__init__(**config)
-        self.obs_size = k.obs_size(self.num_players, self.config["public_tokens"])
+        self.game_obs_size = k.obs_size(self.num_players, self.config["public_tokens"])
 
     def encode_config(self, row: np.ndarray) -> None:
         row[layout.NUM_PLAYERS] = self.num_players
@@ -89,17 +91,17 @@ class NoThanks(Game):
         all_cards = sum(range(k.LOW_CARD, k.HIGH_CARD + 1))  # minus the score: cards - tokens
         return -float(all_cards), float(self.num_players * k.starting_tokens(self.num_players))
 
-    def obs_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+    def game_obs_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         n = self.num_players
         all_tokens = n * int(k.starting_tokens(n))
-        high = np.ones(self.obs_size, dtype=np.float32)
+        high = np.ones(self.game_obs_size, dtype=np.float32)
         high[k.OBS_POT] = all_tokens
         high[k.OBS_OWN_TOKENS] = all_tokens
         if self.config["public_tokens"]:
             start = k.OBS_CARDS + k.NUM_CARDS * n
             high[start : start + n - 1] = all_tokens
         high[-1] = k.NUM_PLAYED - 1
-        return np.zeros(self.obs_size, dtype=np.float32), high
+        return np.zeros(self.game_obs_size, dtype=np.float32), high
 
     def fields(self, row: np.ndarray) -> dict:
         n = self.num_players

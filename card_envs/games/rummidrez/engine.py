@@ -29,7 +29,7 @@ compiled in 172 s with them separate, in 79 s with them inlined).
 import numpy as np
 from numba import njit
 
-from card_envs.core import layout
+from card_envs.core import history, layout
 from card_envs.core.padding import Segment, slices
 from card_envs.core.rewards import share_win
 from card_envs.core.rng import below, shuffle_slice, shuffle_sorted
@@ -382,6 +382,7 @@ def _refill(row):
 
 @njit(cache=True)
 def reset(row):
+    history.clear(row)
     n = row[layout.NUM_PLAYERS]
     row[POINTS : POINTS + MAX_PLAYERS] = 0
     row[FIRST] = below(row, n)
@@ -467,8 +468,24 @@ def _commit(row, p):
     row[OPENED + p] = 1
 
 
+HISTORY_CODES = 4 + 2 * NUM_IDS  # draw, take, place c, undo, end meld, discard c
+
+
+@njit(cache=True)
+def public_action(row, action):
+    """The public code of `action` (`core.history`): every action is seen by every seat.
+    Draw 0, take 1 (how many is left out: the cards taken stay in the `known` slice), place
+    card c 2 + c, undo 57, end meld 58, discard card c 59 + c."""
+    if action < PLACE:
+        return min(action, 1)
+    if action < DISCARD:
+        return 2 + action - PLACE
+    return 4 + NUM_IDS + action - DISCARD
+
+
 @njit(cache=True)
 def step(row, action, rewards):
+    history.record(row, public_action(row, action))
     p = row[layout.PLAYER]
     hand = HAND + p * NUM_IDS
     row[layout.TURN] += 1
@@ -590,6 +607,7 @@ def observe(row, seat, out):
     out[pos + 4] = row[DISCARD_N]
     if row[CFG_HINTS] and seat == row[layout.PLAYER] and row[layout.STATUS] == layout.RUNNING:
         hint(row, seat, out[pos + 5 : pos + 5 + NUM_IDS])
+    history.write(row, seat, out)
 
 
 # --- conformance hooks ------------------------------------------------------------------------

@@ -114,12 +114,11 @@ def _from_hint(o, hint_at, phase_at, masks):
 
 
 @njit(cache=True)
-def heuristic_actions(obs, masks, out, num_players, ends):
+def heuristic_actions(obs, masks, out, num_players, ends, hinted):
     # the own opened flag and the phase, as `engine.obs_slices(num_players)` places them
     opened_at = k.OBS_KNOWN + k.NUM_IDS * (num_players - 1) + num_players - 1
     phase_at = opened_at + 3 * num_players
     hint_at = phase_at + 5  # with the env's `hints`, the engine has computed this policy's move
-    hinted = obs.shape[1] >= hint_at + k.NUM_IDS
     hand = np.zeros((NUM_FIGURES, NUM_NUMBERS), dtype=np.int64)
     table = np.zeros_like(hand)
     req = np.zeros_like(hand)

@@ -386,12 +386,13 @@ class _RummidrezBase(Game):
     batched = batched
     heuristic_kernel = heuristic_actions
     search_kernel = search.search
-    state_size = k.STATE_SIZE
+    game_state_size = k.STATE_SIZE
+    history_codes = k.HISTORY_CODES
     num_actions = k.NUM_ACTIONS
 
     def __init__(self, **config: Any) -> None:
         super().__init__(**config)
-        self.obs_size = k.obs_size(self.num_players, self.config["hints"])
+        self.game_obs_size = k.obs_size(self.num_players, self.config["hints"])
 
     def _encode(self, row: np.ndarray, solo: bool) -> None:
         c = self.config
@@ -405,9 +406,9 @@ class _RummidrezBase(Game):
         row[k.CFG_REDISCARD] = int(c.get("rediscard", True))
         row[k.CFG_MAX_TURNS] = c.get("max_turns", k.NUM_CARDS)
 
-    def obs_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+    def game_obs_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         n = self.num_players
-        high = np.zeros(self.obs_size, dtype=np.float32)
+        high = np.zeros(self.game_obs_size, dtype=np.float32)
         copies = np.full(k.NUM_IDS, k.COPIES, dtype=np.float32)
         copies[k.NEUTRAL] = k.NEUTRALS
         bounds = {
@@ -428,7 +429,7 @@ class _RummidrezBase(Game):
         for name, (start, size) in k.obs_slices(n, self.config["hints"]).items():
             if size:
                 high[start : start + size] = bounds[name]
-        return np.zeros(self.obs_size, dtype=np.float32), high
+        return np.zeros(self.game_obs_size, dtype=np.float32), high
 
     def fields(self, row: np.ndarray) -> dict:
         n = self.num_players
@@ -519,7 +520,9 @@ class _RummidrezBase(Game):
         return f"take the top {count} of the discard pile: {_names([int(c) for c in cards])}"
 
     def heuristic_args(self) -> tuple:
-        return (self.num_players, bool(self.config["neutral_at_ends"]))
+        """The seats, the neutrals rule, and whether the observation holds the hint (read
+        from the config, not from the observation's width, which `history` widens too)."""
+        return (self.num_players, bool(self.config["neutral_at_ends"]), self.config["hints"])
 
 
 class Rummidrez(_RummidrezBase):
@@ -546,6 +549,7 @@ class Rummidrez(_RummidrezBase):
         dict(num_players=2, match=True, reward="score", max_turns=8, max_placements=10),
         dict(num_players=3, neutral_at_ends=True, rediscard=False, max_turns=12, max_placements=12),
         dict(num_players=2, hints=True, max_turns=12, max_placements=12),
+        dict(num_players=3, max_turns=12, max_placements=12, history=8),
     )
 
     def encode_config(self, row: np.ndarray) -> None:

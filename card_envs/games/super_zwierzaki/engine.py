@@ -20,7 +20,7 @@ two-War hand choices, and what other seats may know of each hand (for `resample_
 import numpy as np
 from numba import njit
 
-from card_envs.core import layout
+from card_envs.core import history, layout
 from card_envs.core.padding import Segment, slices
 from card_envs.core.prefetch import prefetch, prefetch_slots
 from card_envs.core.rewards import share_win
@@ -832,8 +832,30 @@ def _take(row, action):
     _decide(row, what, p, a, b, c, d, action)
 
 
+SECRET = NUM_ACTIONS  # public code of a card chosen unseen by the other seats
+HISTORY_CODES = NUM_ACTIONS + 1
+
+
+@njit(cache=True)
+def public_action(row, action):
+    """The public code of `action` (`core.history`): the action id, but SECRET for a kind
+    the other seats do not see chosen: one picked to give or to keep, or laid in 9 kolorow
+    (it goes to another hand: the others see that a card went, the `nine` slice its
+    colour), and one to play of which the hand holds more copies (its copies are asked next,
+    and the play that follows shows it)."""
+    what, p, purpose, _, _, _ = _top(row)
+    if action >= COPIES:
+        return action
+    if what == D_NINE or what == D_PICK and purpose != P_DISCARD:
+        return SECRET
+    if (what == D_TURN or what == D_DRAWN) and row[HANDS + p * NUM_KINDS + action] > 1:
+        return SECRET
+    return action
+
+
 @njit(cache=True)
 def step(row, action, rewards):
+    history.record(row, public_action(row, action))
     row[layout.TURN] += 1
     _take(row, action)
     _run(row, rewards)
@@ -843,6 +865,7 @@ def step(row, action, rewards):
 def reset(row):
     """Deal: 5 cards each, the top card of the draw pile turned up (its function does not
     apply), game numbers a random permutation, number 0 to act."""
+    history.clear(row)
     n = row[layout.NUM_PLAYERS]
     pos = 0
     for k in range(NUM_KINDS):
@@ -1178,3 +1201,4 @@ def observe(row, seat, out):
     pos = decided + NUM_KINDS + 10 + 1 + 3 * n + NUM_COLOURS + 3
     out[pos] = row[DRAW_N]
     out[pos + 1] = row[DISCARD_N]
+    history.write(row, seat, out)

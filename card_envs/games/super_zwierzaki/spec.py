@@ -48,13 +48,15 @@ class SuperZwierzaki(Game):
         dict(num_players=3, explicit_call=True),
         dict(num_players=3, skip_forced=True),
         dict(num_players=3, play_drawn=True),
+        dict(num_players=4, history=12),
     )
-    state_size = k.STATE_SIZE
+    game_state_size = k.STATE_SIZE
+    history_codes = k.HISTORY_CODES
     num_actions = k.NUM_ACTIONS
 
     def __init__(self, **config) -> None:
         super().__init__(**config)
-        self.obs_size = k.obs_size(self.num_players)
+        self.game_obs_size = k.obs_size(self.num_players)
 
     def resamples_hands(self) -> bool:
         """Not with `skip_forced`: a decision taken unasked (a reaction window passed by, a
@@ -72,10 +74,10 @@ class SuperZwierzaki(Game):
     def reward_range(self) -> tuple[float, float]:
         return -1.0, 1.0
 
-    def obs_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+    def game_obs_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         n = self.num_players
         sl = k.obs_slices(n)
-        high = np.ones(self.obs_size, dtype=np.float32)
+        high = np.ones(self.game_obs_size, dtype=np.float32)
         copies = np.array([kind.copies for kind in KINDS], dtype=np.float32)
         for name, value in (
             ("hand", copies),
@@ -90,7 +92,7 @@ class SuperZwierzaki(Game):
             start, size = sl[name]
             high[start : start + size] = value
         high[sl["duel"][0] + 3] = positions.DUEL_HIGH
-        return np.zeros(self.obs_size, dtype=np.float32), high
+        return np.zeros(self.game_obs_size, dtype=np.float32), high
 
     def fields(self, row: np.ndarray) -> dict:
         return positions.fields(self, row)

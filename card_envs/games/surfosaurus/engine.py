@@ -9,7 +9,7 @@ the deal, then the draw pile from DRAW on) and a flag per card that left play.
 import numpy as np
 from numba import njit
 
-from card_envs.core import layout
+from card_envs.core import history, layout
 from card_envs.core.combos import FULL, HALF, NUM_VALUES, combo_flags
 from card_envs.core.padding import Segment
 from card_envs.core.rewards import share_win
@@ -126,6 +126,7 @@ def write_gains(row, seat, out):
 
 @njit(cache=True)
 def reset(row):
+    history.clear(row)
     n = row[layout.NUM_PLAYERS]
     for c in range(NUM_CARDS):
         row[DECK + c] = c
@@ -193,8 +194,18 @@ def _display(row, card, seat):
     row[DISP_N] = k + 1
 
 
+HISTORY_CODES = NUM_CARDS  # the card played
+
+
+@njit(cache=True)
+def public_action(row, action):
+    """The public code of `action` (`core.history`): the card played, face up on display."""
+    return action
+
+
 @njit(cache=True)
 def step(row, action, rewards):
+    history.record(row, public_action(row, action))
     n = row[layout.NUM_PLAYERS]
     p = row[layout.PLAYER]
     row[layout.TURN] += 1
@@ -272,6 +283,7 @@ def observe(row, seat, out):
     out[base + 2 + n] = NUM_CARDS - row[DRAW]
     if row[CFG_HINTS]:
         write_gains(row, seat, out[base + 3 + n :])
+    history.write(row, seat, out)
 
 
 # --- conformance hooks ------------------------------------------------------------------------

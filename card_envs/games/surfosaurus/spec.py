@@ -186,13 +186,15 @@ class Surfosaurus(Game):
         *(dict(num_players=n, hints=h) for n in range(2, 7) for h in (False, True)),
         dict(num_players=3, reward="score"),
         dict(num_players=4, points=(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)),
+        dict(num_players=3, history=6),
     )
-    state_size = k.STATE_SIZE
+    game_state_size = k.STATE_SIZE
+    history_codes = k.HISTORY_CODES
     num_actions = k.NUM_CARDS
 
     def __init__(self, **config) -> None:
         super().__init__(**config)
-        self.obs_size = k.obs_size(self.num_players, self.config["hints"])
+        self.game_obs_size = k.obs_size(self.num_players, self.config["hints"])
         self._points = np.array(self.config["points"], dtype=np.int64)
 
     def encode_config(self, row: np.ndarray) -> None:
@@ -206,9 +208,9 @@ class Surfosaurus(Game):
             return -1.0, 1.0
         return -1.0, float(combos.NUM_COLOURS * sum(self.config["points"]))
 
-    def obs_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+    def game_obs_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         n = self.num_players
-        high = np.ones(self.obs_size, dtype=np.float32)
+        high = np.ones(self.game_obs_size, dtype=np.float32)
         scores = k.NUM_CARDS * (n + 3)
         all_points = combos.NUM_COLOURS * sum(self.config["points"])
         for r in range(n):
@@ -218,7 +220,7 @@ class Surfosaurus(Game):
         high[tail + 1] = n * int(k.plays_per_round(n))
         high[tail + 2 + n] = k.NUM_CARDS
         high[tail + 3 + n :] = all_points  # hints, if any
-        return np.zeros(self.obs_size, dtype=np.float32), high
+        return np.zeros(self.game_obs_size, dtype=np.float32), high
 
     def fields(self, row: np.ndarray) -> dict:
         n = self.num_players
