@@ -97,16 +97,25 @@ class ISMCTSAgent(Agent):
     def act_rows(self, rows: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """One search per row, each from the next four words of the agent's stream (`masks`
         is not needed: the search asks each determinisation for its legal actions)."""
+        rows, streams, out = self._start(rows)
+        self._search(rows, streams, out)
+        return out
+
+    def _start(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The rows as the kernel takes them, one stream per row (the next four words of the
+        agent's stream each) and the array for the moves; the tree on first use."""
         rows = np.ascontiguousarray(rows, dtype=np.int64)
         if self._tree is None:
             self._tree = new_tree(self.simulations, self._game.num_actions)
         streams = np.zeros((len(rows), layout.RNG + 4), dtype=np.int64)
         streams[:, layout.RNG :] = self._rng.integers(1, 1 << 32, size=(len(rows), 4))
-        out = np.empty(len(rows), dtype=np.int64)
+        return rows, streams, np.empty(len(rows), dtype=np.int64)
+
+    def _search(self, rows: np.ndarray, streams: np.ndarray, out: np.ndarray) -> None:
+        """Search each row from its stream; its move goes into `out`."""
         type(self._game).search_kernel(
             rows, streams, out, self._tree, self._settings, self._game.heuristic_args()
         )
-        return out
 
     def act_with_policy(
         self, observations: np.ndarray, masks: np.ndarray, rows: np.ndarray
@@ -115,20 +124,12 @@ class ISMCTSAgent(Agent):
         root's visit shares per action and the mean win share of the chosen child for the
         seat to act. One search per call: the tree is reused row after row, so after each
         call it holds that row's root (a forced move is not searched: share 1, no value)."""
-        rows = np.ascontiguousarray(rows, dtype=np.int64)
-        if self._tree is None:
-            self._tree = new_tree(self.simulations, self._game.num_actions)
-        streams = np.zeros((len(rows), layout.RNG + 4), dtype=np.int64)
-        streams[:, layout.RNG :] = self._rng.integers(1, 1 << 32, size=(len(rows), 4))
-        out = np.empty(len(rows), dtype=np.int64)
+        rows, streams, out = self._start(rows)
         shares = np.zeros((len(rows), self._game.num_actions))
         values = np.full(len(rows), np.nan)
         child, visits, _, value, _ = self._tree
         for i in range(len(rows)):
-            type(self._game).search_kernel(
-                rows[i : i + 1], streams[i : i + 1], out[i : i + 1], self._tree,
-                self._settings, self._game.heuristic_args(),
-            )  # fmt: skip
+            self._search(rows[i : i + 1], streams[i : i + 1], out[i : i + 1])
             if np.count_nonzero(masks[i]) == 1:
                 shares[i, out[i]] = 1.0
                 continue
