@@ -295,3 +295,25 @@ def test_the_shipped_model_plays_with_history_by_dropping_the_slice():
     np.testing.assert_array_equal(
         with_history.act_batch(obs, masks), without.act_batch(obs[:, :own], masks)
     )
+
+
+def test_the_leak_check_catches_a_history_that_tells_a_hidden_card(monkeypatch):
+    """The conformance check is not vacuous: a No Thanks engine whose newest history entry
+    told the parity of the first card removed face down fails it."""
+    from card_envs.core import history, layout
+    from card_envs.games.no_thanks import engine as nt
+    from card_envs.testing import checks
+
+    cls = type(make_game("no_thanks_v0"))
+    real = cls.step_kernel
+
+    def leaky(row, action, rewards):
+        real(row, action, rewards)
+        base = row[layout.HISTORY]
+        newest = (row[base + 1] - 1) % row[base]
+        row[base + history.HEAD + history.ENTRY * newest + 1] = row[nt.DECK + nt.NUM_PLAYED] % 2
+
+    checks.check_hidden_information("no_thanks_v0", dict(num_players=3, history=4))  # sound
+    monkeypatch.setattr(cls, "step_kernel", staticmethod(leaky))
+    with pytest.raises(AssertionError, match="the history of . leaks"):
+        checks.check_hidden_information("no_thanks_v0", dict(num_players=3, history=4))
