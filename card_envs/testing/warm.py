@@ -1,0 +1,74 @@
+"""Compile every game's kernels into numba's cache once, before parallel processes need them.
+
+Each pytest-xdist worker (or Ray worker, or `--workers` process on a spawn platform) is a
+process of its own: on a cold cache every one of them compiles the same kernels, minutes of
+CPU for Rummidrez and Super Zwierzaki. `warm_caches` compiles them once, the games spread
+over a few processes, so that later processes only load them from the cache.
+`tests/conftest.py` calls it before the test workers start.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+
+from card_envs.evaluation import evaluate
+from card_envs.registry import (
+    batched_env_ids,
+    env_ids,
+    make,
+    make_game,
+    make_vec,
+    multi_agent_env_ids,
+)
+from card_envs.testing.faces import play_aec, play_batched, play_gym
+
+# Env ids that share kernels stay in one process (the solo game holds Rummidrez's solver);
+# the dearest groups come first so that the processes finish together.
+GROUPS: tuple[tuple[str, ...], ...] = (
+    ("rummidrez_v0", "rummidrez_solo_v0"),
+    ("super_zwierzaki_v0",),
+    ("surfosaurus_max_v0",),
+    ("no_thanks_v0",),
+    ("double_or_nothing_v0", "double_or_nothing_run_v0"),
+)
+
+
+def warm_env(env_id: str) -> None:
+    """Compile what the faces of `env_id` call: the AEC env (or the Gymnasium env of a
+    single-agent id), the batched env, and the built-in agents (heuristic, random, ismcts
+    and its determinisation) through the evaluation harness."""
+    if env_id in multi_agent_env_ids():
+        env = make(env_id)
+        env.reset(seed=0)
+        play_aec(env, 100, seed=0)
+        players = make_game(env_id).num_players
+        field = ["heuristic"] + ["random"] * (players - 1)
+        evaluate(env_id, field, games=players, workers=1, progress=False)
+        evaluate(env_id, ["ismcts:2"] + field[1:], games=players, workers=1, progress=False)
+    else:
+        env = make(env_id)
+        env.reset(seed=0)
+        play_gym(env, 100, seed=0)
+    if env_id in batched_env_ids():
+        venv = make_vec(env_id, 4, seed=0)
+        venv.reset(seed=0)
+        play_batched(venv, 100, seed=0)
+
+
+def _warm_group(env_ids: tuple[str, ...]) -> None:
+    for env_id in env_ids:
+        warm_env(env_id)
+
+
+def warm_caches(processes: int = 2) -> None:
+    """Run `warm_env` for every env id, the `GROUPS` shared among `processes` forked
+    processes (in this process when it is 1)."""
+    missing = set(env_ids()) - {e for group in GROUPS for e in group}
+    if missing:  # a new game must join GROUPS, or its workers compile it each
+        raise ValueError(f"warm_caches: env ids {sorted(missing)} are not in GROUPS")
+    if processes <= 1:
+        for group in GROUPS:
+            _warm_group(group)
+        return
+    with multiprocessing.get_context("fork").Pool(processes) as pool:
+        list(pool.imap_unordered(_warm_group, GROUPS))
