@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import multiprocessing
 
-from card_envs.evaluation import evaluate
+from agents import make_agent
 from card_envs.registry import (
     batched_env_ids,
     env_ids,
     make,
-    make_game,
     make_vec,
     multi_agent_env_ids,
 )
@@ -31,28 +30,25 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("no_thanks_v0",),
     ("double_or_nothing_v0", "double_or_nothing_run_v0"),
 )
+AGENTS = ("heuristic", "ismcts:2:depth=8")
 
 
 def warm_env(env_id: str) -> None:
     """Compile what the faces of `env_id` call: the AEC env (or the Gymnasium env of a
-    single-agent id), the batched env, and the built-in agents (heuristic, random, ismcts
-    and its determinisation) through the evaluation harness."""
-    if env_id in multi_agent_env_ids():
-        env = make(env_id)
-        env.reset(seed=0)
-        play_aec(env, 100, seed=0)
-        players = make_game(env_id).num_players
-        field = ["heuristic"] + ["random"] * (players - 1)
-        evaluate(env_id, field, games=players, workers=1, progress=False)
-        evaluate(env_id, ["ismcts:2"] + field[1:], games=players, workers=1, progress=False)
-    else:
-        env = make(env_id)
-        env.reset(seed=0)
-        play_gym(env, 100, seed=0)
-    if env_id in batched_env_ids():
-        venv = make_vec(env_id, 4, seed=0)
-        venv.reset(seed=0)
-        play_batched(venv, 100, seed=0)
+    single-agent id), the batched env, and the built-in agents on it (`AGENTS`: the
+    heuristic, and the search with its determinisation), as the harnesses run them."""
+    env = make(env_id)
+    env.reset(seed=0)
+    (play_aec if env_id in multi_agent_env_ids() else play_gym)(env, 100, seed=0)
+    if env_id not in batched_env_ids():
+        return
+    venv = make_vec(env_id, 4, seed=0)
+    venv.reset(seed=0)
+    play_batched(venv, 100, seed=0)
+    for spec in AGENTS:
+        agent = make_agent(spec, env_id, seed=0)
+        for _ in range(3):
+            venv.step(agent.act_positions(venv.observations, venv.action_masks, venv.states))
 
 
 def _warm_group(env_ids: tuple[str, ...]) -> None:
