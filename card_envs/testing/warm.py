@@ -35,8 +35,9 @@ AGENTS = ("heuristic", "ismcts:2:depth=8")
 
 def warm_env(env_id: str) -> None:
     """Compile what the faces of `env_id` call: the AEC env (or the Gymnasium env of a
-    single-agent id), the batched env, and the built-in agents on it (`AGENTS`: the
-    heuristic, and the search with its determinisation), as the harnesses run them."""
+    single-agent id), the batched env and its invariant check, and the built-in agents on it
+    (`AGENTS`: the heuristic, and the search with its determinisation), as the harnesses run
+    them."""
     env = make(env_id)
     env.reset(seed=0)
     (play_aec if env_id in multi_agent_env_ids() else play_gym)(env, 100, seed=0)
@@ -45,6 +46,9 @@ def warm_env(env_id: str) -> None:
     venv = make_vec(env_id, 4, seed=0)
     venv.reset(seed=0)
     play_batched(venv, 100, seed=0)
+    check = getattr(type(venv.game).batched, "batch_check", None)  # the soak's invariants
+    if check is not None:
+        check(venv.states)
     for spec in AGENTS:
         agent = make_agent(spec, env_id, seed=0)
         for _ in range(3):
