@@ -2,7 +2,7 @@
 one decision type at a time (the search's question, docs/agents.md).
 
     python -m benchmarks.rummidrez_decisions [--games 200] [--players 2] [--seed 0]
-                                             --mode KIND:S:M[:cards] ...
+                                             --mode KIND:S:M[:cards] ... [--profile GAMES]
 
 One seat (the hero, seats balanced: game g deals seed + g // n and seats the hero at g % n)
 plays the heuristic except at the decisions of one KIND; every other seat plays the
@@ -22,8 +22,12 @@ S = 0 plays every candidate once on the true row (a clairvoyant oracle that sees
 hands and the draw pile's order: not an agent, an upper bound on what the decision can
 change). A candidate's value is the hero's win share (from `engine.outcome`), or with
 `:cards` that plus (the other seats' mean cards left - the hero's cards left) / 40: a
-smaller-variance value that also counts how close a lost game was. Single-threaded numba;
-run it niced on a shared machine.
+smaller-variance value that also counts how close a lost game was.
+
+`--profile GAMES` plays GAMES games of heuristic play (seeds from `--seed` on) and times the
+heuristic's kernel on all their positions of each phase in one batch, and the engine's
+`legal`, `observe` and `step` on every position: where a heuristic rollout's time goes.
+Single-threaded numba; run it niced on a shared machine.
 """
 
 from __future__ import annotations
@@ -207,16 +211,86 @@ def win_rates(modes: list[str], games: int, players: int, seed: int) -> None:
         )
 
 
+def positions_by_phase(games: int, seed: int) -> dict[int, tuple[np.ndarray, ...]]:
+    """Per phase, (rows, observations, masks, heuristic moves as (n, 1)) of every position of
+    `games` games of 2-player heuristic play."""
+    game = make_game("rummidrez_v0")
+    found: dict[int, list[list[np.ndarray]]] = {}
+    obs = np.zeros((1, game.obs_size), dtype=np.float32)
+    mask = np.zeros((1, game.num_actions), dtype=np.int8)
+    rewards = np.zeros(2, dtype=np.float32)
+    for g in range(games):
+        row = game.new_row()
+        game.reset_row(row, seed + g)
+        while row[layout.STATUS] == layout.RUNNING:
+            k.observe(row, row[layout.PLAYER], obs[0])
+            k.legal(row, mask[0])
+            a = game.heuristic_actions(obs, mask)[:1]
+            lists = found.setdefault(int(row[k.PHASE]), [[], [], [], []])
+            for kept, item in zip(lists, (row, obs[0], mask[0], a), strict=True):
+                kept.append(item.copy())
+            k.step(row, int(a[0]), rewards)
+    return {phase: tuple(np.array(kept) for kept in lists) for phase, lists in found.items()}
+
+
+@njit(cache=True)
+def _engine_steps(rows, moves, mask, obs):
+    """`legal`, `observe` and `step` on a copy of every row (the row copied too)."""
+    rewards = np.zeros(2, dtype=np.float32)
+    for i in range(rows.shape[0]):
+        row = rows[i].copy()
+        k.legal(row, mask)
+        k.observe(row, row[layout.PLAYER], obs)
+        k.step(row, moves[i], rewards)
+
+
+def profile(games: int, seed: int) -> None:
+    game = make_game("rummidrez_v0")
+    found = positions_by_phase(games, seed)
+    print("| part | positions per game | µs per position | ms per game |")
+    print("|---|---:|---:|---:|")
+    names = {k.PHASE_DRAW: "heuristic, draw", k.PHASE_MELD: "heuristic, meld"}
+    for phase in sorted(found):
+        _, obs, masks, _ = found[phase]
+        game.heuristic_actions(obs[:1], masks[:1])  # compiled before timing
+        start = time.perf_counter()
+        game.heuristic_actions(obs, masks)
+        seconds = time.perf_counter() - start
+        name = names.get(phase, "heuristic, discard")
+        print(
+            f"| {name} | {len(obs) / games:.1f} | {seconds / len(obs) * 1e6:.1f} | "
+            f"{seconds / games * 1e3:.2f} |"
+        )
+    rows = np.concatenate([found[phase][0] for phase in sorted(found)])
+    moves = np.concatenate([found[phase][3][:, 0] for phase in sorted(found)])
+    mask = np.zeros(game.num_actions, dtype=np.int8)
+    obs = np.zeros(game.obs_size, dtype=np.float32)
+    _engine_steps(rows[:1], moves[:1], mask, obs)
+    start = time.perf_counter()
+    _engine_steps(rows, moves, mask, obs)
+    seconds = time.perf_counter() - start
+    print(
+        f"| engine: legal, observe, step | {len(rows) / games:.1f} | "
+        f"{seconds / len(rows) * 1e6:.1f} | {seconds / games * 1e3:.2f} |"
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--players", type=int, default=2, choices=[2, 3, 4])
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--mode", action="append", required=True)
+    parser.add_argument("--mode", action="append", default=[])
+    parser.add_argument("--profile", type=int, default=0, metavar="GAMES")
     args = parser.parse_args(argv)
+    if not args.mode and not args.profile:
+        parser.error("give --mode KIND:S:M[:cards] (repeatable) or --profile GAMES")
     for text in args.mode:
         parse_mode(text)  # a bad mode fails before any game
-    win_rates(args.mode, args.games, args.players, args.seed)
+    if args.profile:
+        profile(args.profile, args.seed)
+    if args.mode:
+        win_rates(args.mode, args.games, args.players, args.seed)
 
 
 if __name__ == "__main__":

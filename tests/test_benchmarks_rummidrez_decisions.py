@@ -146,3 +146,22 @@ def test_bad_modes_are_refused_by_name(text):
 def test_modes_name_kind_determinisations_margin_and_value():
     assert bench.parse_mode("meld:8:0.5:cards") == (bench.MELD_KIND, 8, 0.5, True)
     assert bench.parse_mode("draw:0:0") == (bench.DRAW_KIND, 0, 0.0, False)
+
+
+def test_the_profile_times_every_position_of_heuristic_play_by_phase():
+    game = make_game("rummidrez_v0")
+    found = bench.positions_by_phase(2, 0)
+    rows = [row for seed in range(2) for row in heuristic_game(game, seed)[:-1]]
+    for phase, (kept, obs, masks, moves) in found.items():
+        at = [row for row in rows if row[k.PHASE] == phase]
+        assert np.array_equal(kept, np.array(at))
+        assert len(obs) == len(masks) == len(moves) == len(at)
+        for row, move in zip(at, moves[:, 0], strict=True):
+            assert heuristic_move(game, row)[0] == move
+    assert sorted(found) == [k.PHASE_DRAW, k.PHASE_MELD, k.PHASE_DISCARD]
+
+
+def test_a_run_needs_a_mode_or_the_profile(capsys):
+    with pytest.raises(SystemExit):
+        bench.main([])
+    assert "--mode" in capsys.readouterr().err
