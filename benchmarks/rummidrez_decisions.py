@@ -16,7 +16,8 @@ M; else the heuristic's move. Kinds and their candidates:
 - `meld`: at the first placement of a turn the heuristic would make, that placement (the
   heuristic then places the rest of its meld) or ending the meld phase with nothing placed
   (holding the meld, or the opening, for a later turn);
-- `discard`: every legal discard.
+- `discard`: every legal discard;
+- `meld-opened`, `meld-unopened`: `meld` only while the hero has opened / has not.
 
 S = 0 plays every candidate once on the true row (a clairvoyant oracle that sees the other
 hands and the draw pile's order: not an agent, an upper bound on what the decision can
@@ -45,8 +46,8 @@ from card_envs.evaluation import wilson_interval
 from card_envs.games.rummidrez import engine as k
 from card_envs.registry import make_game
 
-KINDS = {"draw": 0, "meld": 1, "discard": 2}
-DRAW_KIND, MELD_KIND, DISCARD_KIND = range(3)
+KINDS = {"draw": 0, "meld": 1, "discard": 2, "meld-opened": 3, "meld-unopened": 4}
+DRAW_KIND, MELD_KIND, DISCARD_KIND, MELD_OPENED, MELD_UNOPENED = range(5)
 MAX_CANDIDATES = k.NUM_IDS  # the discards are the most
 CARDS_SCALE = 40.0  # a difference of cards left worth a whole win
 
@@ -87,10 +88,13 @@ def decides(row, kind, heuristic_move):
     phase = row[k.PHASE]
     if kind == DRAW_KIND:
         return phase == k.PHASE_DRAW
-    if kind == MELD_KIND:
-        placing = k.PLACE <= heuristic_move < k.UNDO
-        return phase == k.PHASE_MELD and placing and row[k.PLACE_COUNT] == 0
-    return phase == k.PHASE_DISCARD
+    if kind == DISCARD_KIND:
+        return phase == k.PHASE_DISCARD
+    placing = k.PLACE <= heuristic_move < k.UNDO
+    opened = row[k.OPENED + row[layout.PLAYER]] == 1
+    if (kind == MELD_OPENED and not opened) or (kind == MELD_UNOPENED and opened):
+        return False
+    return phase == k.PHASE_MELD and placing and row[k.PLACE_COUNT] == 0
 
 
 @njit(cache=True)
@@ -107,7 +111,7 @@ def candidates(row, kind, heuristic_move, out):
             if k.TAKE + depth - 1 != heuristic_move:
                 out[m] = k.TAKE + depth - 1
                 m += 1
-    elif kind == MELD_KIND:
+    elif kind != DISCARD_KIND:  # the meld kinds
         out[m] = k.END_MELD
         m += 1
     else:

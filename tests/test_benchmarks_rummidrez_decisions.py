@@ -58,10 +58,24 @@ def test_candidates_are_the_heuristics_move_first_then_the_other_legal_moves_of_
         if kind == "draw":
             takes = min(int(row[k.DISCARD_N]), k.HINT_MAX_TAKE)
             assert sorted(moves) == [k.DRAW] + [k.TAKE + d for d in range(takes)]
-        elif kind == "meld":
+        elif kind.startswith("meld"):
             assert k.PLACE <= move < k.UNDO and moves == [move, k.END_MELD]
+            opened = row[k.OPENED + row[layout.PLAYER]] == 1
+            assert opened or kind != "meld-opened"
+            assert not opened or kind != "meld-unopened"
         else:
             assert sorted(moves) == list(np.flatnonzero(mask))
+
+
+def test_the_meld_decisions_split_by_whether_the_hero_has_opened():
+    game = make_game("rummidrez_v0")
+    both = [r.tobytes() for r, _ in decision_rows(game, bench.MELD_KIND)]
+    split = [
+        r.tobytes()
+        for kind in (bench.MELD_OPENED, bench.MELD_UNOPENED)
+        for r, _ in decision_rows(game, kind)
+    ]
+    assert sorted(both) == sorted(split) and len(set(both)) == len(both)
 
 
 @pytest.mark.parametrize("cards", [False, True])
