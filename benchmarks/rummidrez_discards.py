@@ -67,7 +67,7 @@ PLAIN, FILTERED, PASSED = range(3)  # determinisations: as drawn, filtered, filt
 def _heuristic_move(row, obs, masks, picked, num_players, ends):
     k.legal(row, masks[0])
     k.observe(row, row[layout.PLAYER], obs[0])
-    heuristic_actions(obs, masks, picked, num_players, ends)
+    heuristic_actions(obs, masks, picked, num_players, ends, False)
     return picked[0]
 
 
