@@ -39,7 +39,7 @@ import time
 import numpy as np
 from numba import njit
 
-from benchmarks.rummidrez_discards import _heuristic_move
+from benchmarks.rummidrez_discards import _heuristic_move, fixed_stream, hero_deals, scratch
 from card_envs.core import layout
 from card_envs.core.rng import next_u32
 from card_envs.evaluation import wilson_interval
@@ -189,24 +189,18 @@ def parse_mode(text: str) -> tuple[int, int, float, bool]:
 
 def win_rates(modes: list[str], games: int, players: int, seed: int) -> None:
     game = make_game("rummidrez_v0", num_players=players)
-    obs = np.zeros((1, game.obs_size), dtype=np.float32)
-    masks = np.zeros((1, game.num_actions), dtype=np.int8)
-    picked = np.zeros(1, dtype=np.int64)
+    obs, masks, picked = scratch(game)
     print("| hero's decisions | players | games | win rate [95% CI] | decisions | changed | s |")
     print("|---|---:|---:|---|---:|---:|---:|")
     for text in modes:
         kind, samples, margin, cards = parse_mode(text)
-        stream = np.zeros(layout.RNG + 4, dtype=np.int64)
-        stream[layout.RNG :] = (1, 2, 3, 4)
+        stream = fixed_stream()
         counts = np.zeros(2, dtype=np.int64)
         start, won = time.perf_counter(), 0.0
-        for g in range(games):
-            row = game.new_row()
-            game.reset_row(row, seed + g // players)
+        for row, hero in hero_deals(game, games, seed):
             won += _play(
-                row, g % players, kind, samples, margin, cards, stream, obs, masks, picked,
-                False, counts,
-            )  # fmt: skip
+                row, hero, kind, samples, margin, cards, stream, obs, masks, picked, False, counts
+            )
         low, high = wilson_interval(won / games, games)
         print(
             f"| {text} | {players} | {games} | {won / games:.3f} [{low:.3f}, {high:.3f}] | "

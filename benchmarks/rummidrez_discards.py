@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Iterator
 
 import numpy as np
 from numba import njit
@@ -279,33 +280,42 @@ def parse_mode(text: str) -> tuple[int, int, float, int]:
     )
 
 
-def win_rates(modes: list[str], games: int, players: int, seed: int) -> None:
-    game = make_game("rummidrez_v0", num_players=players)
+def scratch(game) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The one-row buffers the heuristic kernels share: observation, mask, picked move."""
     obs = np.zeros((1, game.obs_size), dtype=np.float32)
     masks = np.zeros((1, game.num_actions), dtype=np.int8)
-    picked = np.zeros(1, dtype=np.int64)
+    return obs, masks, np.zeros(1, dtype=np.int64)
+
+
+def fixed_stream() -> np.ndarray:
+    """The search's PRNG stream, started alike for every mode: modes meet the same draws."""
+    stream = np.zeros(layout.RNG + 4, dtype=np.int64)
+    stream[layout.RNG :] = (1, 2, 3, 4)
+    return stream
+
+
+def hero_deals(game, games: int, seed: int) -> Iterator[tuple[np.ndarray, int]]:
+    """(row, hero seat) of game g: the deal seed + g // n, the hero at seat g % n, so that
+    every seat plays each deal once."""
+    n = game.num_players
+    for g in range(games):
+        row = game.new_row()
+        game.reset_row(row, seed + g // n)
+        yield row, g % n
+
+
+def win_rates(modes: list[str], games: int, players: int, seed: int) -> None:
+    game = make_game("rummidrez_v0", num_players=players)
+    obs, masks, picked = scratch(game)
     print("| hero's discards | players | games | win rate [95% CI] | fair share | s |")
     print("|---|---:|---:|---|---:|---:|")
     for text in modes:
         mode, samples, threshold, filtered = parse_mode(text)
-        stream = np.zeros(layout.RNG + 4, dtype=np.int64)
-        stream[layout.RNG :] = (1, 2, 3, 4)
+        stream = fixed_stream()
         start, won = time.perf_counter(), 0.0
-        for g in range(games):
-            row = game.new_row()
-            game.reset_row(row, seed + g // players)
+        for row, hero in hero_deals(game, games, seed):
             won += _play(
-                row,
-                g % players,
-                mode,
-                samples,
-                threshold,
-                filtered,
-                stream,
-                obs,
-                masks,
-                picked,
-                False,
+                row, hero, mode, samples, threshold, filtered, stream, obs, masks, picked, False
             )
         low, high = wilson_interval(won / games, games)
         print(
@@ -317,9 +327,7 @@ def win_rates(modes: list[str], games: int, players: int, seed: int) -> None:
 
 def ranking(games: int, players: int, seed: int) -> None:
     game = make_game("rummidrez_v0", num_players=players)
-    obs = np.zeros((1, game.obs_size), dtype=np.float32)
-    masks = np.zeros((1, game.num_actions), dtype=np.int8)
-    picked = np.zeros(1, dtype=np.int64)
+    obs, masks, picked = scratch(game)
     print(
         "| determinisations | next seat | cards | feeding | mean share if feeding / not | "
         "pairs ranked right |"
@@ -327,8 +335,7 @@ def ranking(games: int, players: int, seed: int) -> None:
     print("|---|---|---:|---:|---|---:|")
     kinds = ((PLAIN, k.HINT_MAX_TAKE), (FILTERED, k.HINT_MAX_TAKE), (PASSED, k.HINT_MAX_TAKE))
     for filtered, depth in (*kinds, (PLAIN, 1)):
-        stream = np.zeros(layout.RNG + 4, dtype=np.int64)
-        stream[layout.RNG :] = (1, 2, 3, 4)
+        stream = fixed_stream()
         found, m = np.zeros((games * 400, 3)), 0
         for g in range(games):
             row = game.new_row()
