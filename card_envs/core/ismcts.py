@@ -20,6 +20,12 @@ Search", IEEE TCIAIG 2012). The searching seat sees the game only through the en
 
 The move is the root action visited most (ties: the child expanded first).
 
+A game's `moves_fn(row, heuristic_move, mask)` may first narrow the root's legal actions in
+`mask` (one left: that move, unsearched) and return the search's shape: `TREE` (the above;
+`all_moves` keeps every action) or `PAIRED` (`_paired_root`: the moves are played from the
+same determinisations and compared on their summed values, the heuristic's move kept unless
+beaten by a margin). Rummidrez uses it (docs/agents.md, "What a game searches").
+
 The tree is flat preallocated arrays (`new_tree`), one node per simulation at most:
 `child[node, action]` (-1: not expanded), and per node its visits, availability, summed
 value and the seat that chose its action. Like `core.batched`'s loops, `search_rows` takes the
