@@ -43,7 +43,7 @@ LARGER = {
     "no_thanks_v0": "ismcts:3000",
     "surfosaurus_max_v0": "ismcts:1200",
     "double_or_nothing_v0": "ismcts:1200",
-    "rummidrez_v0": "ismcts:64",
+    "rummidrez_v0": "ismcts:32",
     "super_zwierzaki_v0": "ismcts:4000:depth=40",
 }
 STRENGTH = {env_id: [SPECS_10MS[env_id], spec] for env_id, spec in LARGER.items()}
