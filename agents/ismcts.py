@@ -32,7 +32,7 @@ SPECS_10MS = {
     "no_thanks_v0": "ismcts:700",
     "surfosaurus_max_v0": "ismcts:300",
     "double_or_nothing_v0": "ismcts:300",
-    "rummidrez_v0": "ismcts:2",
+    "rummidrez_v0": "ismcts:16",
     "super_zwierzaki_v0": "ismcts:1000:depth=40",
 }
 
@@ -134,6 +134,9 @@ class ISMCTSAgent(Agent):
                 shares[i, out[i]] = 1.0
                 continue
             legal = np.flatnonzero((child[0] >= 0) & (np.asarray(masks[i]) != 0))
+            if legal.size == 0:  # a decision the game does not search (`moves_fn`)
+                shares[i, out[i]] = 1.0
+                continue
             counts = visits[child[0, legal]]
             shares[i, legal] = counts / counts.sum()
             chosen = child[0, out[i]]

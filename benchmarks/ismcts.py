@@ -5,11 +5,11 @@
                                 [--against heuristic|ppo]
 
 Speed (the default): for each env (default config), `--positions` positions with a choice
-(two or more legal actions), every 5th position of seeded games in which every seat plays
-the heuristic; for each rollout setting in `SETTINGS`, one agent searches every position
-with `--simulations` simulations (after a warm-up search, so no compile time counts). The
-table gives simulations per second of one core, microseconds per simulation and the
-simulations that fit in `--ms` milliseconds.
+the search weighs (two or more of `Game.searched_moves`), from every 5th position of seeded
+games in which every seat plays the heuristic; for each rollout setting in `SETTINGS`, one
+agent searches every position with `--simulations` simulations (after a warm-up search, so
+no compile time counts). The table gives simulations per second of one core, microseconds
+per simulation and the simulations that fit in `--ms` milliseconds.
 
 Strength (`--strength`): for each env, `evaluate` (seat-balanced, `--workers` processes)
 of the specs in `STRENGTH` for that env against the heuristic in every other seat: win
@@ -43,14 +43,15 @@ LARGER = {
     "no_thanks_v0": "ismcts:3000",
     "surfosaurus_max_v0": "ismcts:1200",
     "double_or_nothing_v0": "ismcts:1200",
-    "rummidrez_v0": "ismcts:8",
+    "rummidrez_v0": "ismcts:32",
     "super_zwierzaki_v0": "ismcts:4000:depth=40",
 }
 STRENGTH = {env_id: [SPECS_10MS[env_id], spec] for env_id, spec in LARGER.items()}
 
 
 def positions(env_id: str, count: int, seed: int = 0) -> np.ndarray:
-    """`count` rows with a choice, every 5th position of seeded games of heuristic play."""
+    """`count` rows with a choice the search weighs, from every 5th position of seeded games
+    of heuristic play."""
     game = make_game(env_id)
     kernels = type(game)
     rows: list[np.ndarray] = []
@@ -65,7 +66,7 @@ def positions(env_id: str, count: int, seed: int = 0) -> np.ndarray:
         while row[layout.STATUS] == layout.RUNNING and len(rows) < count:
             kernels.observe_kernel(row, row[layout.PLAYER], obs[0])
             kernels.legal_kernel(row, mask[0])
-            if step % 5 == 0 and mask.sum() > 1:
+            if step % 5 == 0 and len(game.searched_moves(row)) > 1:
                 rows.append(row.copy())
             kernels.step_kernel(row, int(game.heuristic_actions(obs, mask)[0]), rewards)
             step += 1

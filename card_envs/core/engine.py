@@ -41,6 +41,7 @@ import numpy as np
 
 from card_envs.core import history, layout, loading, rng
 from card_envs.core.config import Option, resolve
+from card_envs.core.ismcts import all_moves
 from card_envs.core.padding import Segment
 from card_envs.core.scene import Scene
 
@@ -84,6 +85,8 @@ class Game:
     heuristic_kernel: ClassVar[Any] = None
     # the game's kernels bound to the ISMCTS search (`core.ismcts`, `games/<game>/search.py`)
     search_kernel: ClassVar[Any] = None
+    # which legal moves that search weighs, and how (`core.ismcts`, `search_row`'s moves_fn)
+    search_moves_kernel: ClassVar[Any] = all_moves
     # the observation's segments in order (per seat, optional), so that one padded layout
     # covers every config (`core.padding`)
     obs_segments: ClassVar[tuple[Segment, ...]]
@@ -291,6 +294,17 @@ class Game:
         """The extra arguments `heuristic_kernel` takes after (obs, masks, out) for this
         config; searches pass them to it in their rollouts."""
         return ()
+
+    def searched_moves(self, row: np.ndarray) -> np.ndarray:
+        """The actions the `ismcts` agent weighs in `row` (its seat to act): the legal ones
+        the game's `search_moves_kernel` keeps, given the heuristic's move."""
+        mask = np.zeros(self.num_actions, dtype=np.int8)
+        type(self).legal_kernel(row, mask)
+        obs = np.zeros((1, self.obs_size), dtype=np.float32)
+        type(self).observe_kernel(row, int(row[layout.PLAYER]), obs[0])
+        move = int(self.heuristic_actions(obs, mask[None])[0])
+        type(self).search_moves_kernel(row, move, mask)
+        return np.flatnonzero(mask)
 
     def heuristic_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The game's hand-written policy for a batch of observations of this config."""

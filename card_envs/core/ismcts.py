@@ -20,6 +20,12 @@ Search", IEEE TCIAIG 2012). The searching seat sees the game only through the en
 
 The move is the root action visited most (ties: the child expanded first).
 
+A game's `moves_fn(row, heuristic_move, mask)` may first narrow the root's legal actions in
+`mask` (one left: that move, unsearched) and return the search's shape: `TREE` (the above;
+`all_moves` keeps every action) or `PAIRED` (`_paired_root`: the moves are played from the
+same determinisations and compared on their summed values, the heuristic's move kept unless
+beaten by a margin). Rummidrez uses it (docs/agents.md, "What a game searches").
+
 The tree is flat preallocated arrays (`new_tree`), one node per simulation at most:
 `child[node, action]` (-1: not expanded), and per node its visits, availability, summed
 value and the seat that chose its action. Like `core.batched`'s loops, `search_rows` takes the
@@ -41,6 +47,8 @@ from card_envs.core.rng import below, next_u32
 
 RANDOM, HEURISTIC = 0, 1  # rollout policies
 NO_LIMIT = -1  # max_depth of rollouts played to the end
+TREE, PAIRED = 0, 1  # search shapes a game's `moves_fn` asks for (see `search_row`)
+PAIRED_MARGIN = 0.02  # mean value by which a move must beat the heuristic's in PAIRED
 
 
 def new_tree(simulations: int, num_actions: int) -> tuple[np.ndarray, ...]:
@@ -149,6 +157,12 @@ def best_root_action(tree, mask):
 
 
 @njit(cache=True)
+def all_moves(row, heuristic_move, mask):
+    """The `moves_fn` of a game that searches every legal action with the tree."""
+    return TREE
+
+
+@njit(cache=True)
 def backup(tree, path, length, wins):
     """Add a simulation's result to the nodes on its path: each node scores the win share
     of the seat that chose the action leading to it (the root only counts the visit)."""
@@ -180,6 +194,115 @@ def _policy_move(det, obs, masks, picked, observe_fn, policy_fn, policy_args):
 
 
 @njit(inline="always")  # not cached, inlined: see the module docstring
+def _roll_out(
+    det,
+    stream,
+    settings,
+    policy_args,
+    obs,
+    masks,
+    picked,
+    rewards,
+    step_fn,
+    legal_fn,
+    observe_fn,
+    policy_fn,
+):
+    """Play `det` to its end, or for `max_depth` actions, with the settings' rollout policy."""
+    _, _, rollout, max_depth, _ = settings
+    mask = masks[0]
+    depth = 0
+    while det[layout.STATUS] == layout.RUNNING and depth != max_depth:
+        legal_fn(det, mask)
+        if rollout == HEURISTIC:
+            a = _policy_move(det, obs, masks, picked, observe_fn, policy_fn, policy_args)
+        else:
+            a = _nth_legal(mask, below(stream, _count_legal(mask)))
+        step_fn(det, a, rewards)
+        depth += 1
+
+
+@njit(inline="always")  # not cached, inlined: see the module docstring
+def _paired_root(
+    row,
+    stream,
+    tree,
+    settings,
+    policy_args,
+    root_mask,
+    heuristic_move,
+    step_fn,
+    legal_fn,
+    observe_fn,
+    outcome_fn,
+    resample_fn,
+    policy_fn,
+):
+    """The `PAIRED` search: every candidate of `root_mask` (the heuristic's move first) is
+    played from the same determinisations, each with the same future chance, and rolled
+    out; the heuristic's move stays unless another's mean value beats it by
+    `PAIRED_MARGIN`. The root's children keep their visits and summed values, as in the
+    tree search."""
+    simulations, _, _, _, obs_size = settings
+    child, visits, avail, value, _ = tree
+    seat = row[layout.PLAYER]
+    n = row[layout.NUM_PLAYERS]
+    moves = np.zeros(root_mask.shape[0], dtype=np.int64)
+    m = 0
+    if root_mask[heuristic_move]:
+        moves[0] = heuristic_move
+        m = 1
+    for a in range(root_mask.shape[0]):
+        if root_mask[a] and a != heuristic_move:
+            moves[m] = a
+            m += 1
+    for i in range(m):
+        _new_node(tree, i + 1, seat)
+        child[0, moves[i]] = i + 1
+    base, det = np.empty_like(row), np.empty_like(row)
+    obs = np.zeros((1, obs_size), dtype=np.float32)
+    masks = np.zeros((1, root_mask.shape[0]), dtype=np.int8)
+    picked = np.zeros(1, dtype=np.int64)
+    rewards = np.zeros(n, dtype=np.float32)
+    scores = np.zeros(n, dtype=np.float64)
+    wins = np.zeros(n, dtype=np.float64)
+    rounds = max(1, simulations // m)
+    for _ in range(rounds):
+        base[:] = row
+        _seed_from(base, stream)
+        resample_fn(base, seat)  # the PRNG it leaves is the future chance every move meets
+        for i in range(m):
+            det[:] = base
+            step_fn(det, moves[i], rewards)
+            _roll_out(
+                det,
+                stream,
+                settings,
+                policy_args,
+                obs,
+                masks,
+                picked,
+                rewards,
+                step_fn,
+                legal_fn,
+                observe_fn,
+                policy_fn,
+            )
+            outcome_fn(det, scores, wins)
+            visits[i + 1] += 1.0
+            avail[i + 1] += 1.0
+            value[i + 1] += wins[seat]
+    visits[0] = rounds * m
+    best = 0
+    for i in range(1, m):
+        if value[i + 1] > value[best + 1]:
+            best = i
+    if value[best + 1] > value[1] + PAIRED_MARGIN * rounds:
+        return moves[best]
+    return moves[0]
+
+
+@njit(inline="always")  # not cached, inlined: see the module docstring
 def search_row(
     row,
     stream,
@@ -192,6 +315,7 @@ def search_row(
     outcome_fn,
     resample_fn,
     policy_fn,
+    moves_fn,
 ):
     """The chosen action of the seat to act in `row`, drawing every random number from
     `stream` (a PRNG state row, see `core.rng`); `settings` is (simulations, exploration,
@@ -211,10 +335,31 @@ def search_row(
     wins = np.zeros(n, dtype=np.float64)
     path = np.zeros(simulations + 1, dtype=np.int64)
     root_mask = np.zeros(num_actions, dtype=np.int8)
-    legal_fn(row, root_mask)
+    legal_fn(row, mask)
+    root_mask[:] = mask
     if _count_legal(root_mask) == 1:
         return _nth_legal(root_mask, 0)
+    heuristic_move = _policy_move(row, obs, masks, picked, observe_fn, policy_fn, policy_args)
+    shape = moves_fn(row, heuristic_move, root_mask)
     _new_node(tree, 0, seat)  # the root (its actor and availability are not read)
+    if _count_legal(root_mask) == 1:  # the game searches only other decisions
+        return _nth_legal(root_mask, 0)
+    if shape == PAIRED:
+        return _paired_root(
+            row,
+            stream,
+            tree,
+            settings,
+            policy_args,
+            root_mask,
+            heuristic_move,
+            step_fn,
+            legal_fn,
+            observe_fn,
+            outcome_fn,
+            resample_fn,
+            policy_fn,
+        )
     size = 1
     for _ in range(simulations):
         det[:] = row
@@ -224,6 +369,8 @@ def search_row(
         node, length = 0, 1
         while det[layout.STATUS] == layout.RUNNING:  # selection, then one expansion
             legal_fn(det, mask)
+            if length == 1:
+                mask &= root_mask
             untried = _visit(tree, node, mask)
             if untried > 0:
                 a = -1
@@ -246,15 +393,20 @@ def search_row(
             step_fn(det, a, rewards)
             path[length] = node
             length += 1
-        depth = 0
-        while det[layout.STATUS] == layout.RUNNING and depth != max_depth:  # rollout
-            legal_fn(det, mask)
-            if rollout == HEURISTIC:
-                a = _policy_move(det, obs, masks, picked, observe_fn, policy_fn, policy_args)
-            else:
-                a = _nth_legal(mask, below(stream, _count_legal(mask)))
-            step_fn(det, a, rewards)
-            depth += 1
+        _roll_out(
+            det,
+            stream,
+            settings,
+            policy_args,
+            obs,
+            masks,
+            picked,
+            rewards,
+            step_fn,
+            legal_fn,
+            observe_fn,
+            policy_fn,
+        )
         outcome_fn(det, scores, wins)
         backup(tree, path, length, wins)
     return best_root_action(tree, root_mask)
@@ -274,6 +426,7 @@ def search_rows(
     outcome_fn,
     resample_fn,
     policy_fn,
+    moves_fn,
 ):
     """`out[i]`: the search's action for the seat to act in `rows[i]`, drawing from the PRNG
     state row `streams[i]`; one tree, reused row after row."""
@@ -290,4 +443,5 @@ def search_rows(
             outcome_fn,
             resample_fn,
             policy_fn,
+            moves_fn,
         )

@@ -37,7 +37,7 @@ def warm_env(env_id: str) -> None:
     """Compile what the faces of `env_id` call: the AEC env (or the Gymnasium env of a
     single-agent id), the batched env and its invariant check, and the built-in agents on it
     (`AGENTS`: the heuristic, and the search with its determinisation), as the harnesses run
-    them."""
+    them, and `Game.searched_moves`."""
     env = make(env_id)
     env.reset(seed=0)
     (play_aec if env_id in multi_agent_env_ids() else play_gym)(env, 100, seed=0)
@@ -53,6 +53,7 @@ def warm_env(env_id: str) -> None:
         agent = make_agent(spec, env_id, seed=0)
         for _ in range(3):
             venv.step(agent.act_positions(venv.observations, venv.action_masks, venv.states))
+    venv.game.searched_moves(venv.states[0])  # the search's moves kernel, called alone
 
 
 def _warm_group(env_ids: tuple[str, ...]) -> None:

@@ -2,7 +2,7 @@
 
 from numba import njit
 
-from card_envs.core.ismcts import search_rows
+from card_envs.core.ismcts import all_moves, search_rows
 from card_envs.games.no_thanks import engine as k
 from card_envs.games.no_thanks.heuristic import heuristic_actions
 
@@ -22,4 +22,5 @@ def search(rows, streams, out, tree, settings, policy_args):
         k.outcome,
         k.resample_hidden,
         heuristic_actions,
+        all_moves,
     )

@@ -386,6 +386,7 @@ class _RummidrezBase(Game):
     batched = batched
     heuristic_kernel = heuristic_actions
     search_kernel = search.search
+    search_moves_kernel = search.search_moves
     game_state_size = k.STATE_SIZE
     history_codes = k.HISTORY_CODES
     num_actions = k.NUM_ACTIONS
