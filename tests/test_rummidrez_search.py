@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers_rummidrez import heuristic_game
 
 from agents.ismcts import ISMCTSAgent
 from card_envs.core import ismcts, layout
@@ -15,23 +16,6 @@ from card_envs.games.rummidrez import search
 from card_envs.registry import make_game
 
 SIMULATIONS = 8
-
-
-def heuristic_rows(game, seed: int, limit: int = 10_000) -> list[np.ndarray]:
-    """The rows before every action of a game in which every seat plays the heuristic."""
-    row = game.new_row()
-    game.reset_row(row, seed)
-    obs = np.zeros((1, game.obs_size), dtype=np.float32)
-    mask = np.zeros((1, game.num_actions), dtype=np.int8)
-    rewards = np.zeros(game.num_players, dtype=np.float32)
-    rows = []
-    while row[layout.STATUS] == layout.RUNNING and len(rows) < limit:
-        rows.append(row.copy())
-        k.observe(row, row[layout.PLAYER], obs[0])
-        k.legal(row, mask[0])
-        k.step(row, int(game.heuristic_actions(obs, mask)[0]), rewards)
-    rows.append(row.copy())
-    return rows
 
 
 def heuristic_move(game, row: np.ndarray) -> int:
@@ -48,7 +32,7 @@ def test_it_weighs_only_laying_down_or_holding_a_meld():
     against END_MELD; at every other decision it weighs nothing."""
     game = make_game("rummidrez_v0")
     weighed = 0
-    for row in heuristic_rows(game, 0)[:-1]:
+    for row in heuristic_game(game, 0)[:-1]:
         h = heuristic_move(game, row)
         mask = np.zeros(game.num_actions, dtype=np.int8)
         k.legal(row, mask)
@@ -64,7 +48,7 @@ def test_it_plays_the_heuristic_except_where_it_weighs_and_sometimes_holds():
     agent = ISMCTSAgent(game, SIMULATIONS, seed=0)
     held = laid = 0
     for seed in range(3):
-        for row in heuristic_rows(game, seed)[:-1]:
+        for row in heuristic_game(game, seed)[:-1]:
             mask = np.zeros((1, game.num_actions), dtype=np.int8)
             k.legal(row, mask[0])
             move = int(agent.act_rows(row[None], mask)[0])
@@ -84,7 +68,7 @@ def test_the_paired_rule_matches_a_reference():
     game = make_game("rummidrez_v0")
     agent = ISMCTSAgent(game, SIMULATIONS, seed=1)
     checked = 0
-    for row in heuristic_rows(game, 4)[:-1]:
+    for row in heuristic_game(game, 4)[:-1]:
         weighed = game.searched_moves(row)
         if len(weighed) < 2:
             continue
@@ -108,7 +92,7 @@ def test_the_paired_rule_matches_a_reference():
 def test_a_simulation_is_scored_by_win_share_and_cards_left(players):
     """On the ends of whole games (a winner) and of games cut by `max_turns` (none)."""
     games = [make_game("rummidrez_v0", num_players=players, max_turns=t) for t in (100, 6)]
-    finished = [heuristic_rows(game, seed)[-1] for game in games for seed in range(3)]
+    finished = [heuristic_game(game, seed)[-1] for game in games for seed in range(3)]
     assert {int(row[k.WINNER]) >= 0 for row in finished} == {True, False}
     for row in finished:
         assert row[layout.STATUS] != layout.RUNNING
