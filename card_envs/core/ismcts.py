@@ -231,6 +231,7 @@ def _paired_root(
     policy_args,
     root_mask,
     heuristic_move,
+    buffers,
     step_fn,
     legal_fn,
     observe_fn,
@@ -242,11 +243,11 @@ def _paired_root(
     played from the same determinisations, each with the same future chance, and rolled
     out; the heuristic's move stays unless another's mean value beats it by
     `PAIRED_MARGIN`. The root's children keep their visits and summed values, as in the
-    tree search."""
-    simulations, _, _, _, obs_size = settings
-    child, visits, avail, value, _ = tree
+    tree search. `buffers` are `search_row`'s scratch arrays."""
+    det, obs, masks, picked, rewards, scores, wins = buffers
+    simulations = settings[0]
+    child, visits, _, value, _ = tree
     seat = row[layout.PLAYER]
-    n = row[layout.NUM_PLAYERS]
     moves = np.zeros(root_mask.shape[0], dtype=np.int64)
     m = 0
     if root_mask[heuristic_move]:
@@ -259,13 +260,7 @@ def _paired_root(
     for i in range(m):
         _new_node(tree, i + 1, seat)
         child[0, moves[i]] = i + 1
-    base, det = np.empty_like(row), np.empty_like(row)
-    obs = np.zeros((1, obs_size), dtype=np.float32)
-    masks = np.zeros((1, root_mask.shape[0]), dtype=np.int8)
-    picked = np.zeros(1, dtype=np.int64)
-    rewards = np.zeros(n, dtype=np.float32)
-    scores = np.zeros(n, dtype=np.float64)
-    wins = np.zeros(n, dtype=np.float64)
+    base = np.empty_like(row)
     rounds = max(1, simulations // m)
     for _ in range(rounds):
         base[:] = row
@@ -290,7 +285,6 @@ def _paired_root(
             )
             outcome_fn(det, scores, wins)
             visits[i + 1] += 1.0
-            avail[i + 1] += 1.0
             value[i + 1] += wins[seat]
     visits[0] = rounds * m
     best = 0
@@ -353,6 +347,7 @@ def search_row(
             policy_args,
             root_mask,
             heuristic_move,
+            (det, obs, masks, picked, rewards, scores, wins),
             step_fn,
             legal_fn,
             observe_fn,

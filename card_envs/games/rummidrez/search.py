@@ -3,8 +3,8 @@ choices that make the search gain here (docs/agents.md, "ISMCTS in Rummidrez"):
 
 - `search_moves`: only one decision is searched, whether to lay down the meld the
   heuristic would start this turn or to hold it (end the meld phase with nothing placed);
-  every other move is the heuristic's. The tree is the root alone: each simulation plays
-  one of the two moves in a determinisation and the heuristic to the end. Searching every
+  every other move is the heuristic's. The search is `PAIRED` (`core.ismcts`): both moves
+  are played from the same determinisations, then the heuristic to the end. Searching every
   action wanders among placements and undos, and the draws and discards were measured to
   lose under search (the hidden hands they turn on cannot be inferred).
 - `search_value`: a simulation's value for each seat is its win share plus the cards the
