@@ -69,14 +69,23 @@ class ISMCTSAgent(Agent):
         self._settings = (simulations, float(exploration), ROLLOUTS[rollout], depth, game.obs_size)
         self._tree: tuple[np.ndarray, ...] | None = None  # built at the first move
         self._rng = np.random.default_rng(seed)
-        self._load_search()
+        self._loaded = False  # the search is compiled (or loaded) at the first reset or move
         self.spec = self.name = f"ismcts:{simulations}:{rollout}" + (
             f":depth={max_depth}" if max_depth else ""
         )
 
+    def reset(self) -> None:
+        """Load the search before the first game (the harnesses call this before they time
+        any move), so that the time of the agent's moves is the search's own."""
+        self._load_search()
+
     def _load_search(self) -> None:
-        """Compile the game's search, or load it from numba's cache, now: one simulation on
-        a fresh deal, so that the time of the agent's moves is the search's own."""
+        """Compile the game's search, or load it from numba's cache: one simulation on a
+        fresh deal. Not in `__init__`, so that checking a spec (a tournament config does)
+        costs no compile: a cold compile takes up to a minute and a half (Rummidrez), and
+        `evaluation.warm_up` compiles the games of a run in parallel."""
+        if self._loaded:
+            return
         game = self._game
         row = game.new_row()
         game.reset_row(row, 0)
@@ -90,6 +99,7 @@ class ISMCTSAgent(Agent):
             settings,
             game.heuristic_args(),
         )
+        self._loaded = True
 
     def reseed(self, seed: int | None) -> None:
         self._rng = np.random.default_rng(seed)
@@ -104,6 +114,7 @@ class ISMCTSAgent(Agent):
     def _start(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The rows as the kernel takes them, one stream per row (the next four words of the
         agent's stream each) and the array for the moves; the tree on first use."""
+        self._load_search()
         rows = np.ascontiguousarray(rows, dtype=np.int64)
         if self._tree is None:
             self._tree = new_tree(self.simulations, self._game.num_actions)

@@ -67,7 +67,7 @@ from agents.base import policy_entry
 from agents.human import check_unattended
 from card_envs.core import layout
 from card_envs.core.batched import SKIP
-from card_envs.registry import make_game, make_vec
+from card_envs.registry import KERNEL_GROUPS, make_game, make_vec
 
 DEFAULT_CHUNK_GAMES = 128
 MAX_CHUNK_GAMES = 4096
@@ -81,6 +81,7 @@ __all__ = [
     "derive_seed",
     "evaluate",
     "play_chunk",
+    "mp_context",
     "run_chunks",
     "warm_up",
     "t_interval",
@@ -351,26 +352,20 @@ def _init_worker() -> None:
         sys.modules["torch"].set_num_threads(1)
 
 
-def _mp_context():
-    # fork on Linux: workers start at once with the compiled kernels already loaded, and a
-    # script need not guard its top level with `if __name__ == "__main__":`. Elsewhere spawn
-    # (which needs that guard in scripts).
+def mp_context():
+    """The process start method of the worker pools: fork on Linux, where workers start at
+    once with the compiled kernels already loaded and a script need not guard its top level
+    with `if __name__ == "__main__":`; elsewhere spawn (which needs that guard in scripts)."""
     if sys.platform.startswith("linux"):
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context("spawn")
 
 
-def warm_up(chunks: Sequence[Chunk]) -> None:
-    """Compile, in this process, every kernel the chunks will call: per distinct game,
-    config and field, play (and discard) the fewest games of its first chunk that seat
-    every agent it uses.
-
-    Worker processes then start with the kernels compiled (forked) or find them in numba's
-    cache (spawned, Ray), instead of each compiling the same kernels. (The crash once
-    blamed on those parallel compiles was numba's cache of the generic loops, see
-    `core.batched`.)
-    """
+def _warm_chunks(chunks: Sequence[Chunk]) -> list[Chunk]:
+    """Per distinct game, config and field, the fewest games of its first chunk that seat
+    every agent it uses (unrecorded)."""
     seen: set[tuple] = set()
+    out: list[Chunk] = []
     for chunk in chunks:
         key = (
             chunk.env_id,
@@ -387,7 +382,43 @@ def warm_up(chunks: Sequence[Chunk]) -> None:
             if not covered.issuperset(row):
                 rows.append(i)
                 covered.update(row)
-        play_chunk(replace(chunk, agent_of_seat=seats[rows], record=False))
+        out.append(replace(chunk, agent_of_seat=seats[rows], record=False))
+    return out
+
+
+def _kernel_groups(chunks: list[Chunk]) -> list[list[Chunk]]:
+    """`chunks` split by the env ids' `KERNEL_GROUPS`, the dearest to compile first (an id
+    outside them, from `register_game`, is a group of its own, last)."""
+    rank = {e: (g, "") for g, group in enumerate(KERNEL_GROUPS) for e in group}
+    groups: dict[tuple[int, str], list[Chunk]] = {}
+    for chunk in chunks:
+        key = rank.get(chunk.env_id, (len(KERNEL_GROUPS), chunk.env_id))
+        groups.setdefault(key, []).append(chunk)
+    return [groups[k] for k in sorted(groups)]
+
+
+def _play_all(chunks: list[Chunk]) -> None:
+    for chunk in chunks:
+        play_chunk(chunk)
+
+
+def warm_up(chunks: Sequence[Chunk], workers: int = 1) -> None:
+    """Compile, in this process, every kernel the chunks will call, by playing (and
+    discarding) the `_warm_chunks`.
+
+    Worker processes then start with the kernels compiled (forked) or find them in numba's
+    cache (spawned, Ray), instead of each compiling the same kernels. (The crash once
+    blamed on those parallel compiles was numba's cache of the generic loops, see
+    `core.batched`.) With `workers` > 1 and games of more than one `KERNEL_GROUPS` group,
+    those groups are first compiled into the cache by that many processes at once: a cold
+    compile of the main tournament's agents takes about 4 minutes in one process.
+    """
+    warm = _warm_chunks(chunks)
+    groups = _kernel_groups(warm)
+    if workers > 1 and len(groups) > 1:
+        with mp_context().Pool(min(workers, len(groups)), _init_worker) as pool:
+            list(pool.imap_unordered(_play_all, groups))
+    _play_all(warm)  # from the cache now
 
 
 def run_chunks(
@@ -404,9 +435,9 @@ def run_chunks(
         return
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-    warm_up(chunks)
+    warm_up(chunks, workers)
 
-    with ProcessPoolExecutor(workers, mp_context=_mp_context(), initializer=_init_worker) as pool:
+    with ProcessPoolExecutor(workers, mp_context=mp_context(), initializer=_init_worker) as pool:
         futures = {pool.submit(play_chunk, chunk): i for i, chunk in enumerate(chunks)}
         try:
             pending = set(futures)

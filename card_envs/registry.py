@@ -27,6 +27,16 @@ from card_envs.games.surfosaurus import Surfosaurus
 _GAMES: dict[str, type[Game]] = {
     g.env_id: g for g in (NoThanks, Surfosaurus, DoubleOrNothing, Rummidrez, SuperZwierzaki)
 }
+# Env ids that share compiled kernels (the solo game holds Rummidrez's solver), the dearest to
+# compile first: the groups that warm-ups compile in parallel processes (`evaluation.warm_up`,
+# `card_envs.testing.warm`), ordered so that the processes finish together.
+KERNEL_GROUPS: tuple[tuple[str, ...], ...] = (
+    ("rummidrez_v0", "rummidrez_solo_v0"),
+    ("super_zwierzaki_v0",),
+    ("surfosaurus_max_v0",),
+    ("no_thanks_v0",),
+    ("double_or_nothing_v0", "double_or_nothing_run_v0"),
+)
 # single-agent Gymnasium envs: a game against a built-in opponent, or a one-seat game; each
 # names the id its agents are built for (`agent_env`): a multi-agent id with the same
 # observations and actions, or its own id when it serves a `Game` of its own (`game_type`)

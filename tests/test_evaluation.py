@@ -1,6 +1,7 @@
 """card_envs.evaluation: seat balance, intervals, determinism across workers."""
 
 import math
+import os
 import statistics
 
 import numpy as np
@@ -159,6 +160,44 @@ def test_warm_up_seats_every_agent_of_every_distinct_field_once(monkeypatch):
         assert len(warm.agent_of_seat) < len(source.agent_of_seat)
         assert not warm.record
     np.testing.assert_array_equal(played[0].agent_of_seat, seats[[0, 2, 4]])
+
+
+def test_parallel_warm_up_compiles_each_kernel_group_in_one_process_then_here(
+    monkeypatch, tmp_path
+):
+    # with workers, the kernel groups (dearest first) are played by forked processes, each
+    # group in one process, with torch held to one thread there (torch's OpenMP team does not
+    # survive a fork: a PPO agent in a forked child otherwise hangs); then all again here
+    torch = pytest.importorskip("torch")
+    log = tmp_path / "played.txt"
+
+    def play(chunk):
+        with log.open("a") as f:
+            f.write(f"{os.getpid()} {chunk.env_id} {torch.get_num_threads()}\n")
+
+    monkeypatch.setattr(evaluation, "play_chunk", play)
+    torch.set_num_threads(2)
+    seats = np.array([[0, 1], [1, 0]])
+    two = ("random", "random")
+    chunks = [
+        Chunk("double_or_nothing_v0", {}, two, seats, 1, (0, 1)),
+        Chunk("no_thanks_v0", {"num_players": 2}, two, seats, 2, (0, 1)),
+        Chunk("double_or_nothing_v0", {"stage": 2}, two, seats, 3, (0, 1)),
+        Chunk("rummidrez_v0", {}, two, seats, 4, (0, 1)),
+    ]
+    warm_up(chunks, workers=2)
+    rows = [line.split() for line in log.read_text().splitlines()]
+    here = [env for pid, env, _ in rows if int(pid) == os.getpid()]
+    assert here == [c.env_id for c in chunks]  # each distinct field once, in order
+    forked = [(int(pid), env, int(threads)) for pid, env, threads in rows[:4]]
+    assert all(pid != os.getpid() and threads == 1 for pid, _, threads in forked)
+    assert sorted(env for _, env, _ in forked) == sorted(here)
+    pid_of = {}
+    for pid, env, _ in forked:
+        assert pid_of.setdefault(env, pid) == pid  # a group stays in one process
+    assert torch.get_num_threads() == 2  # the parent is left as it was
+    groups = evaluation._kernel_groups(chunks)  # the dearest to compile first
+    assert [[c.seed for c in g] for g in groups] == [[4], [2], [1, 3]]
 
 
 def test_agent_objects_are_copied_into_each_chunk():

@@ -9,10 +9,10 @@ over a few processes, so that later processes only load them from the cache.
 
 from __future__ import annotations
 
-import multiprocessing
-
 from agents import make_agent
+from card_envs.evaluation import mp_context
 from card_envs.registry import (
+    KERNEL_GROUPS,
     batched_env_ids,
     env_ids,
     make,
@@ -21,15 +21,6 @@ from card_envs.registry import (
 )
 from card_envs.testing.faces import play_aec, play_batched, play_gym
 
-# Env ids that share kernels stay in one process (the solo game holds Rummidrez's solver);
-# the dearest groups come first so that the processes finish together.
-GROUPS: tuple[tuple[str, ...], ...] = (
-    ("rummidrez_v0", "rummidrez_solo_v0"),
-    ("super_zwierzaki_v0",),
-    ("surfosaurus_max_v0",),
-    ("no_thanks_v0",),
-    ("double_or_nothing_v0", "double_or_nothing_run_v0"),
-)
 AGENTS = ("heuristic", "ismcts:2:depth=8")
 
 
@@ -62,14 +53,14 @@ def _warm_group(env_ids: tuple[str, ...]) -> None:
 
 
 def warm_caches(processes: int = 2) -> None:
-    """Run `warm_env` for every env id, the `GROUPS` shared among `processes` forked
+    """Run `warm_env` for every env id, the `KERNEL_GROUPS` shared among `processes`
     processes (in this process when it is 1)."""
-    missing = set(env_ids()) - {e for group in GROUPS for e in group}
-    if missing:  # a new game must join GROUPS, or its workers compile it each
-        raise ValueError(f"warm_caches: env ids {sorted(missing)} are not in GROUPS")
+    missing = set(env_ids()) - {e for group in KERNEL_GROUPS for e in group}
+    if missing:  # a new game must join KERNEL_GROUPS, or its workers compile it each
+        raise ValueError(f"warm_caches: env ids {sorted(missing)} are not in KERNEL_GROUPS")
     if processes <= 1:
-        for group in GROUPS:
+        for group in KERNEL_GROUPS:
             _warm_group(group)
         return
-    with multiprocessing.get_context("fork").Pool(processes) as pool:
-        list(pool.imap_unordered(_warm_group, GROUPS))
+    with mp_context().Pool(processes) as pool:
+        list(pool.imap_unordered(_warm_group, KERNEL_GROUPS))

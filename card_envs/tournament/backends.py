@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from card_envs.evaluation import Chunk, GameBatch, play_chunk, run_chunks, warm_up
+from card_envs.evaluation import (
+    Chunk,
+    GameBatch,
+    check_workers,
+    play_chunk,
+    run_chunks,
+    warm_up,
+)
 
 
 def run_local(chunks: Sequence[Chunk], workers: int | None) -> Iterator[tuple[int, GameBatch]]:
@@ -27,6 +34,9 @@ def run_ray(
         import ray
     except ImportError as err:
         raise ImportError("the ray backend needs Ray: pip install 'card_envs[ray]'") from err
+    # workers on this machine then load the kernels from numba's cache; the warm-up forks,
+    # so in parallel only before Ray has started its threads in this process
+    warm_up(chunks, 1 if ray.is_initialized() else check_workers(num_cpus))
     started = False
     if not ray.is_initialized():
         kwargs = {"address": address} if address else {"num_cpus": num_cpus}
@@ -37,7 +47,6 @@ def run_ray(
             configure_logging=False,
         )
         started = True
-    warm_up(chunks)  # workers on this machine then load the kernels from numba's cache
     try:
         task = ray.remote(num_cpus=1, max_retries=2)(play_chunk)
         refs = {task.remote(chunk): i for i, chunk in enumerate(chunks)}
