@@ -6,7 +6,8 @@ choices that make the search gain here (docs/agents.md, "ISMCTS in Rummidrez"):
   every other move is the heuristic's. The search is `PAIRED` (`core.ismcts`): both moves
   are played from the same determinisations, then the heuristic to the end. Searching every
   action wanders among placements and undos, and the draws and discards were measured to
-  lose under search (the hidden hands they turn on cannot be inferred).
+  lose under search (the discards turn on the next seat's hand, which cannot be inferred;
+  the draws on differences smaller than the noise of a few rollouts).
 - `search_value`: a simulation's value for each seat is its win share plus the cards the
   others keep minus its own (over `CARDS_SCALE`), scaled into [0, 1]: a lost game is worth
   more the closer it was, which a handful of simulations needs to tell two moves apart.
