@@ -8,8 +8,8 @@ import sys
 import pytest
 
 import card_envs
-from card_envs.registry import game_class, multi_agent_env_ids
-from card_envs.testing import case_id, cases, checks, faces
+from card_envs.registry import game_class, multi_agent_env_ids, single_agent_env_ids
+from card_envs.testing import case_id, cases, checks, corners, faces
 
 CASES = cases()
 IDS = [case_id(c) for c in CASES]
@@ -25,6 +25,10 @@ PER_CASE = [
     checks.check_padding,
     checks.check_lifecycle,
     checks.check_hidden_information,
+    checks.check_load_state_dict,
+    corners.check_stress,
+    corners.check_describe_action,
+    corners.check_state_dict_mutations,
     faces.check_copies,
     faces.check_numpy_actions,
     faces.check_state_vector,
@@ -37,6 +41,12 @@ PER_CASE = [
 def test_conformance(case, check):
     env_id, config = case
     check(env_id, config)
+
+
+@pytest.mark.parametrize("env_id", single_agent_env_ids())
+def test_single_agent_state_dicts_take_any_json(env_id):
+    """The single-agent envs' own state dicts (`corners.check_state_dict_mutations`)."""
+    corners.check_state_dict_mutations(env_id, {})
 
 
 @pytest.mark.parametrize("env_id", multi_agent_env_ids())

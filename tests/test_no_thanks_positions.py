@@ -15,15 +15,6 @@ from card_envs.games.no_thanks.engine import NO_THANKS, TAKE
 from card_envs.testing import checks
 
 
-@pytest.mark.parametrize(
-    "config",
-    [{"num_players": 3}, {"num_players": 5, "public_tokens": True}, {"num_players": 7}],
-    ids=str,
-)
-def test_load_state_dict_continues_identically(config):
-    checks.check_load_state_dict("no_thanks_v0", config)
-
-
 def hand_written() -> dict:
     """Three players near the end: 33 on offer with 4 tokens; 35 the last card to come."""
     return copy.deepcopy(positions.load("no_thanks/two-cards-left").state)

@@ -107,20 +107,26 @@ def test_super_zwierzaki_names_a_gift_to_giver_and_receiver_only():
 
 
 def test_super_zwierzaki_descriptions_follow_the_decision():
+    """The words of an id follow the decision on top (the game's `describe` hook, on rows
+    whose top decision is rewritten: `describe_action` refuses ids those rows make illegal)."""
     env = card_envs.make("super_zwierzaki_v0", num_players=3)
     env.reset(seed=1)
+    row, game = env._row, env.game
+    actor = int(row[layout.PLAYER])
+
+    def words(action: int) -> str:
+        return game.describe(row, action, actor, actor)
+
     assert env.describe_action(sz.DRAW) == "draw a card"
-    assert env.describe_action(sz.NINE) == "begin 9 kolorow"
-    row = env._row  # the decision on top made a duel, then a choice of copies of kind 4
-    base = sz.STACK + (row[sz.STACK_N] - 1) * sz.D_WIDTH
+    assert words(sz.NINE) == "begin 9 kolorow"
+    base = sz.STACK + (row[sz.STACK_N] - 1) * sz.D_WIDTH  # a duel, then copies of kind 4
     row[base] = sz.D_DUEL
-    assert env.describe_action(sz.PASS) == "fold"
+    assert words(sz.PASS) == "fold"
     row[base : base + 3] = [sz.D_COPIES, row[base + 1], 4]
-    assert env.describe_action(sz.COPIES + 1) == "play 2x Sokół Wędrowny (LB bir)"
-    actor = int(row[base + 1])
+    assert words(sz.COPIES + 1) == "play 2x Sokół Wędrowny (LB bir)"
     row[base : base + 6] = [sz.D_SEAT, actor, sz.S_WAR2_HAND, 0, 1, 0]  # the first hand chosen
     after = f"player_{(actor + 1) % 3}"
-    assert env.describe_action(sz.SEAT + 1) == f"two War: player_{actor} takes {after}'s hand"
+    assert words(sz.SEAT + 1) == f"two War: player_{actor} takes {after}'s hand"
 
 
 def test_single_agent_envs_describe_their_actions():

@@ -36,22 +36,6 @@ CONFIG = {"num_players": 3, "explicit_call": False, "skip_forced": False}
 CONFIG |= {"play_drawn": False, "max_turns": 1000}
 
 
-@pytest.mark.parametrize(
-    "config",
-    [
-        {"num_players": 2},
-        {"num_players": 3},
-        {"num_players": 12, "max_turns": 300},
-        {"num_players": 3, "explicit_call": True},
-        {"num_players": 3, "skip_forced": True},
-        {"num_players": 3, "play_drawn": True},
-    ],
-    ids=str,
-)
-def test_load_state_dict_continues_identically(config):
-    checks.check_load_state_dict(SZ, config)
-
-
 HEAD = [ZAJAC, SOKOL, GRIZZLY, KANGUR, CZAPLA, TYGRYS, KOALA, MAMBA]  # the next 8 draws
 HANDS = [sorted([RED2, MAMBA, KOALA]), [ALIGATOR, GRIZZLY], [SZYMPANS, TYGRYS, CZAPLA]]
 DISCARD = [KANGUR, OTH]

@@ -221,6 +221,10 @@ class CardEnv(AECEnv):
         with `seat` (an agent name), as that agent may know it: nothing it cannot see."""
         self._require_started()
         a = as_action(action, self.game.num_actions, self.game.env_id)
+        if seat is not None and seat not in self._seat:
+            raise ValueError(
+                f"{self.game.env_id}: seat {seat!r} is not one of {self.possible_agents}"
+            )
         return self.game.describe_action(self._row, a, None if seat is None else self._seat[seat])
 
     def state(self) -> np.ndarray:

@@ -6,6 +6,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+# the highest count an option takes (`max_turns`, `max_placements`): far beyond any game
+# played, and small enough that every count an engine derives from it fits its int64 row
+COUNT_CAP = 1_000_000
+
 
 class ConfigError(ValueError):
     """A config key or value that the game does not accept."""

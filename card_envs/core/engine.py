@@ -237,6 +237,13 @@ class Game:
         loading.check_implied(r, self.state_dict(row))
         return row
 
+    def stress_positions(self, seed: int) -> list[dict]:
+        """State dicts of this config's corner positions, which random play rarely reaches
+        (many identical cards, short piles, counters at their limits, long chains): the
+        conformance suite plays on from each (`card_envs.testing.corners.check_stress`).
+        Games build them in their folder's `stress.py`, from `seed`."""
+        return []
+
     def load_history(self, r: loading.Reader, row: np.ndarray) -> None:
         """The kept public actions (`history`, oldest first; none when the key is missing):
         at most K [seat, code] pairs."""
@@ -273,21 +280,39 @@ class Game:
         """The action id in a few words, without context (the same in every state)."""
         return str(action)
 
+    def legal_actions(self, row: np.ndarray) -> np.ndarray:
+        """The legal action ids of the seat to act in `row` (none once the game is over)."""
+        mask = np.zeros(self.num_actions, dtype=np.int8)
+        type(self).legal_kernel(row, mask)
+        return np.flatnonzero(mask)
+
     def describe_action(self, row: np.ndarray, action: int, seat: int | None = None) -> str:
         """`action` of the seat to act in `row` in words, in its context ("take 23 (4
         tokens)"), as `seat` (by default the acting seat itself) may know it: a description
-        for another seat names nothing that seat cannot see. Games override `describe`."""
+        for another seat names nothing that seat cannot see. Only a legal action has a
+        context: any other id, or a seat not at the table, raises a `ValueError` naming it
+        (and the legal actions, which the caller holding the row may know). Games override
+        `describe`, which is called for legal actions only."""
         action = int(action)
         if not 0 <= action < self.num_actions:
             raise ValueError(
                 f"{self.env_id}: action {action} is out of range 0..{self.num_actions - 1}"
             )
         actor = int(row[layout.PLAYER])
-        return self.describe(row, action, actor, actor if seat is None else int(seat))
+        viewer = actor if seat is None else int(seat)
+        if not 0 <= viewer < self.num_players:
+            raise ValueError(f"{self.env_id}: seat {viewer} is not in 0..{self.num_players - 1}")
+        legal = self.legal_actions(row)
+        if action not in legal:
+            raise ValueError(
+                f"{self.env_id}: action {action} ({self.action_name(action)}) is not legal "
+                f"here; the legal actions are {legal.tolist()}"
+            )
+        return self.describe(row, action, actor, viewer)
 
     def describe(self, row: np.ndarray, action: int, actor: int, viewer: int) -> str:
-        """`action` of `actor` in `row` in words, naming only what `viewer` may know (the
-        hook of `describe_action`; the default is the context-free `action_name`)."""
+        """The legal `action` of `actor` in `row` in words, naming only what `viewer` may know
+        (the hook of `describe_action`; the default is the context-free `action_name`)."""
         return self.action_name(action)
 
     def heuristic_args(self) -> tuple:

@@ -271,8 +271,9 @@ def check_lifecycle(env_id: str, config: Config) -> None:
 
 
 def check_config_errors(env_id: str) -> None:
-    """An unknown option, a player count out of range, a bad `illegal_action` or
-    `render_mode` raise a ValueError naming the value (and, for the count, the range)."""
+    """An unknown option, a player count out of range, an int option above its bound (every
+    int option has one: the engines keep counts in int64 rows), a bad `illegal_action` or
+    `render_mode` raise a ValueError naming the value (and, for a count, the range)."""
     option = game_class(env_id).options["num_players"]
     factories = {"make": make, "make_vec": lambda e, **kw: make_vec(e, 2, **kw)}
     for name, factory in factories.items():
@@ -281,6 +282,12 @@ def check_config_errors(env_id: str) -> None:
             named = [str(bad), "num_players", str(option.low), str(option.high)]
             _raises(ValueError, partial(factory, env_id, num_players=bad), where, named)
         _raises(ValueError, partial(factory, env_id, no_such_option=1), where, ["no_such_option"])
+    for name, opt in game_class(env_id).options.items():
+        if type(opt.default) is int and opt.validate is None:
+            assert opt.high is not None, f"{env_id}: the int option {name} has no upper bound"
+            for bad in (opt.high + 1, 2**63):
+                call = partial(make, env_id, **{name: bad})
+                _raises(ValueError, call, env_id, [name, str(bad), str(opt.high)])
     _raises(ValueError, lambda: make(env_id, illegal_action="ignore"), env_id, ["ignore"])
     _raises(ValueError, lambda: make(env_id, render_mode="rgb"), env_id, ["rgb"])
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from card_envs.core import history, layout, loading, rng
 from card_envs.core.aec import RENDER_FPS, check_modes, render_row
-from card_envs.core.config import Option, resolve
+from card_envs.core.config import COUNT_CAP, Option, resolve
 from card_envs.core.spaces import LegalSampling, as_action
 from card_envs.games.double_or_nothing import engine as k
 from card_envs.games.double_or_nothing.spec import MAX_STAGE, DoubleOrNothing
@@ -26,7 +26,9 @@ OPTIONS = {
     "max_stage": Option(
         MAX_STAGE, "the episode ends after winning this game", low=1, high=MAX_STAGE
     ),
-    "max_turns": Option(2000, "a game is truncated after this many actions x 2**(g-1)", low=1),
+    "max_turns": Option(
+        2000, "a game is truncated after this many actions x 2**(g-1)", low=1, high=COUNT_CAP
+    ),
     "history": history.OPTION,  # both seats' moves, the computer's included
 }
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from card_envs.core import layout
 from card_envs.core.combos import range_copies, range_strength
-from card_envs.core.config import Option
+from card_envs.core.config import COUNT_CAP, Option
 from card_envs.core.engine import Game, run_policy
 from card_envs.core.loading import Reader
 from card_envs.core.padding import Segment
@@ -116,7 +116,9 @@ class DoubleOrNothing(Game):
             1, "game number g: decks, hands and draws scale by 2**(g-1)", low=1, high=MAX_STAGE
         ),
         "first_leader": Option(0, "seat that leads the first hand", low=0, high=1),
-        "max_turns": Option(2000, "truncate after this many actions x 2**(g-1)", low=1),
+        "max_turns": Option(
+            2000, "truncate after this many actions x 2**(g-1)", low=1, high=COUNT_CAP
+        ),
         "reward": Option(
             "win",
             "'win': 1 to the winner, 0.5 each on a draw; 'zero_sum': +1/-1/0",

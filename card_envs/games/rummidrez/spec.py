@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from card_envs.core import layout
-from card_envs.core.config import Option
+from card_envs.core.config import COUNT_CAP, Option
 from card_envs.core.engine import Game
 from card_envs.core.loading import Reader
 from card_envs.core.scene import Scene
@@ -35,6 +35,7 @@ _TABLE_OPTIONS = {
         "placements per turn, undone ones included (then only undo or end melding); at least "
         "the 7 of an opening meld",
         low=k.OPEN_MIN,
+        high=COUNT_CAP,
     ),
     "hints": Option(
         False, "the observation ends with the heuristic's move for the seat to act (its cards)"
@@ -542,7 +543,9 @@ class Rummidrez(_RummidrezBase):
         "rediscard": Option(
             True, "a card taken from the discard pile may be discarded in the same turn"
         ),
-        "max_turns": Option(200, "a hand is truncated after this many full turns", low=1),
+        "max_turns": Option(
+            200, "a hand is truncated after this many full turns", low=1, high=COUNT_CAP
+        ),
         **_TABLE_OPTIONS,
     }
     test_configs = (

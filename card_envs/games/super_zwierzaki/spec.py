@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from card_envs.core import layout
-from card_envs.core.config import Option
+from card_envs.core.config import COUNT_CAP, Option
 from card_envs.core.engine import Game
 from card_envs.core.loading import Reader
 from card_envs.core.scene import Scene
@@ -33,7 +33,9 @@ class SuperZwierzaki(Game):
             False, "take decisions with a single legal action (e.g. pass) at once, unasked"
         ),
         "play_drawn": Option(False, "a matching card drawn on a normal turn may be played at once"),
-        "max_turns": Option(1000, "turns (lost ones included) before truncation", low=1),
+        "max_turns": Option(
+            1000, "turns (lost ones included) before truncation", low=1, high=COUNT_CAP
+        ),
     }
     engine = k
     obs_segments = k.OBS_SEGMENTS
