@@ -62,7 +62,8 @@ import card_envs  # noqa: E402
 from benchmarks.tables import markdown  # noqa: E402
 from card_envs.core import layout  # noqa: E402
 from card_envs.core.engine import Game  # noqa: E402
-from card_envs.testing import cases as all_cases  # noqa: E402
+from card_envs.core.loading import StateDictError  # noqa: E402
+from card_envs.registry import batched_env_ids, make_game, single_agent_env_ids  # noqa: E402
 
 Config = dict[str, Any]
 
@@ -74,8 +75,12 @@ MAX_GROWTH = 0.05  # of resident memory after the warm-up
 CONFIG_SEED_STRIDE = 1_000_000  # config k of an env id: batched instance i seeded seed + k*S + i
 AEC_SEED_OFFSET = 500_000  # AEC game g of config k: reset(seed=seed + k*S + offset + g)
 MAX_AEC_STEPS = 1_000_000  # an AEC game not over after this many actions is a crash
+AEC_RELOAD_EVERY = 50  # AEC steps between two reloads of the position (and at the end)
 MAX_IDLE_STEPS = 100_000  # so is a batched run where no game ends in this many batch steps
 REPLAY_LAW = "replaying the final step on the row before it does not end the game as the step did"
+SPACE_LAW = "an observation leaves the observation space"
+RELOAD_LAW = "the position does not reload from its own state dict"
+RELOAD_EVERY = 64  # batch steps between two reloads of a row (a few ms of Python each)
 
 
 # --- results ------------------------------------------------------------------------------------
@@ -100,6 +105,8 @@ class CaseResult:
     crashes: int = 0
     rss_start: int = 0
     rss_end: int = 0
+    measured: float = 0.0  # the game's `soak_measure` summed over finished games
+    measured_games: int = 0
     failures: list[str] = field(default_factory=list)
 
     @property
@@ -113,6 +120,12 @@ class CaseResult:
     @property
     def where(self) -> str:
         return f"{self.env_id} {self.config}"
+
+    def measure(self, game: Game, row: np.ndarray) -> None:
+        """Add the finished game in `row` to the mean of the game's `soak_measure`."""
+        if game.soak_measure_name is not None:
+            self.measured += game.soak_measure(row)
+            self.measured_games += 1
 
 
 @dataclass
@@ -211,7 +224,24 @@ def reproduce(res: CaseResult) -> str:
 
 
 def _num_configs(env_id: str) -> int:
-    return sum(1 for e, _ in all_cases() if e == env_id)
+    return sum(1 for e, _ in soak_cases() if e == env_id)
+
+
+def soak_cases() -> list[tuple[str, Config]]:
+    """(env id, config) the soak plays: every batched id (the multi-agent ones and the solo
+    game) with each of its test configs and the configs its game adds for the soak
+    (`Game.soak_configs`: Rummidrez's full-length hands, which its test configs cut short)."""
+    out = []
+    for env_id in batched_env_ids():
+        cls = type(make_game(env_id))
+        out += [(env_id, dict(c)) for c in (*cls.test_configs, *cls.soak_configs)]
+    return out
+
+
+def face(res: CaseResult, log: TextIO | None) -> AecSoak:
+    """The one-game-at-a-time part of a case: the AEC env, or a single-agent id's own env."""
+    kind = GymSoak if res.env_id in single_agent_env_ids() else AecSoak
+    return kind(res, log)
 
 
 def record(res: CaseResult, lines: list[str], log: TextIO | None) -> None:
@@ -239,14 +269,24 @@ def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return keys.argmax(axis=1)
 
 
+def heuristic_seats(rng: np.random.Generator, tables: int, seats: int) -> np.ndarray:
+    """Which seats of each table the heuristic plays: a coin per seat, and one seat of a
+    table that the coins left all random (random Rummidrez seats never lay a meld, so a
+    random-only table would check nothing of the table): all-heuristic and mixed tables."""
+    coins = rng.random((tables, seats)) < 0.5
+    none = np.flatnonzero(~coins.any(axis=1))
+    coins[none, rng.integers(0, seats, len(none))] = True
+    return coins
+
+
 class BatchPlayers:
     """Who plays each seat of each instance: the game's heuristic or a uniformly random legal
-    action, by a coin per seat and instance drawn once."""
+    action (`heuristic_seats`, drawn once)."""
 
     def __init__(self, game: Game, num_envs: int, rng: np.random.Generator) -> None:
         self.game = game
         self.rng = rng
-        self.heuristic = rng.random((num_envs, game.num_players)) < 0.5
+        self.heuristic = heuristic_seats(rng, num_envs, game.num_players)
         self._rows = np.arange(num_envs)
         self._actions = np.zeros(num_envs, dtype=np.int64)
 
@@ -281,16 +321,44 @@ def batch_checker(game: Game) -> Any:
     return row_by_row
 
 
+def outside(observations: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """The indices of the observations (rows of the last axis' vectors) outside low..high."""
+    bad = (observations < low) | (observations > high)
+    return np.flatnonzero(bad.any(axis=tuple(range(1, bad.ndim))))
+
+
+def reload_error(game: Game, row: np.ndarray) -> str | None:
+    """Why `row` does not reload from its own state dict (through JSON: the same state dict
+    and, in a running game, the same observation of the seat to act), or None."""
+    d = json.loads(json.dumps(game.state_dict(row)))
+    try:
+        again = game.load_state_dict(d)
+    except StateDictError as err:
+        return f"{RELOAD_LAW}: {err}"
+    if game.state_dict(again) != d:
+        return f"{RELOAD_LAW}: it loads as another position"
+    seat = int(row[layout.PLAYER])
+    obs = [np.empty(game.obs_size, dtype=np.float32) for _ in range(2)]
+    for r, out in zip((row, again), obs, strict=True):
+        type(game).observe_kernel(r, seat, out)
+    if not np.array_equal(*obs):
+        return f"{RELOAD_LAW}: seat {seat} sees another observation"
+    return None
+
+
 # --- the batched part ---------------------------------------------------------------------------
 class BatchedSoak:
-    """One batched env of the case, stepped with every row checked after every step and every
-    terminal row checked by replaying its last step."""
+    """One batched env of the case, stepped with every row checked after every step (the laws,
+    the observation of the seat to act inside its space, every `RELOAD_EVERY` steps one row
+    reloaded from its state dict) and every terminal row checked by replaying its last step
+    (the laws, every seat's final observation inside its space)."""
 
     def __init__(self, res: CaseResult, num_envs: int, log: TextIO | None) -> None:
         self.res, self.log = res, log
         self.seed = res.case_seed
         self.venv = card_envs.make_vec(res.env_id, num_envs, seed=self.seed, **res.config)
         self.game = game = self.venv.game
+        self.low, self.high = game.obs_bounds()
         self.check = batch_checker(game)
         self.step_kernel = type(game).step_kernel
         self.players = BatchPlayers(game, num_envs, np.random.default_rng(self.seed))
@@ -299,6 +367,7 @@ class BatchedSoak:
         self.rewards = np.zeros(game.num_players, dtype=np.float32)
         self.stopped = False
         self.idle = 0
+        self.steps = 0
         self.venv.reset()
         self.verify([], np.zeros(0, dtype=np.int64), "first reset")
 
@@ -320,13 +389,20 @@ class BatchedSoak:
                 )
                 np.copyto(before, states)
                 _obs, _masks, rewards, terminated, truncated = venv.step(actions)
+                self.steps += 1
                 finished = np.flatnonzero(terminated | truncated)
-                broken = []
+                problems = []
                 for i in finished:
                     message = self.replay(i, actions[i], rewards[i], truncated[i])
                     if message:
-                        broken.append((i, message))
-                if not self.verify(broken, finished):
+                        problems.append((i, f"its final position, {message}", before[i], True))
+                problems += self.observed(finished)
+                if self.steps % RELOAD_EVERY == 0:
+                    i = self.steps // RELOAD_EVERY % len(states)
+                    message = reload_error(self.game, states[i])
+                    if message:
+                        problems.append((i, f"the row after the step: {message}", states[i], False))
+                if not self.verify(problems, finished):
                     return
                 if len(finished):
                     res.batched_games += len(finished)
@@ -343,44 +419,67 @@ class BatchedSoak:
         finally:
             res.batched_seconds += perf_counter() - start
 
+    def observed(self, finished: np.ndarray) -> list[tuple[int, str, np.ndarray, bool]]:
+        """The instances whose observation of the seat to act, or (finished ones) whose final
+        observations of every seat, leave the observation space."""
+        venv = self.venv
+        out = [
+            (i, f"the row after the step: {SPACE_LAW} (the seat to act)", venv.states[i], False)
+            for i in outside(venv.observations, self.low, self.high)
+        ]
+        finals = venv.final_observations[finished]
+        for j in outside(finals, self.low, self.high):
+            i = finished[j]
+            out.append((i, f"its final position: {SPACE_LAW}", self.before[i], True))
+        return out
+
     def replay(self, i: int, action: int, rewards: np.ndarray, truncated: bool) -> str | None:
         """Step instance i's copy from before the step again: it must end the game with the
-        rewards the batched step gave, in a row that obeys the laws. The broken law, or None."""
+        rewards the batched step gave, in a row that obeys the laws (and is measured). The
+        broken law, or None."""
         row = self.before[i]
         self.rewards[:] = 0.0
         self.step_kernel(row, int(action), self.rewards)
         want = layout.TRUNCATED if truncated else layout.TERMINATED
         if row[layout.STATUS] != want or not np.array_equal(self.rewards, rewards):
             return (
-                f"{REPLAY_LAW} (status {int(row[layout.STATUS])}, want {want}; rewards "
-                f"{self.rewards.tolist()}, the step gave {rewards.tolist()})"
+                f"rebuilt by replaying the last step: {REPLAY_LAW} (status "
+                f"{int(row[layout.STATUS])}, want {want}; rewards {self.rewards.tolist()}, the "
+                f"step gave {rewards.tolist()})"
             )
         code = int(self.game.engine.check_invariants(row))
-        return law(self.game, code) if code else None
+        if code:
+            return f"rebuilt by replaying the last step: {law(self.game, code)}"
+        self.res.measure(self.game, row)
+        return None
 
     def verify(
-        self, terminal: list[tuple[int, str]], finished: np.ndarray, after: str = "step"
+        self,
+        problems: list[tuple[int, str, np.ndarray, bool]],
+        finished: np.ndarray,
+        after: str = "step",
     ) -> bool:
-        """Check every row in one compiled call; with the broken terminal rows found by
-        `replay` (of the `finished` instances), record the violations and stop this part.
-        True when all is well."""
+        """Check every row in one compiled call; with the `problems` found beside it
+        (instance, what, its row, whether it is the final row of the instance's finished
+        game), record the violations and stop this part. True when all is well."""
         first, _code = self.check(self.venv.states)
-        if first < 0 and not terminal:
+        if first < 0 and not problems:
             return True
         game, states, check = self.game, self.venv.states, self.game.engine.check_invariants
-        broken = []  # (instance, its game counted from 0, what, row)
-        for i, message in terminal:
-            what = f"its final position, rebuilt by replaying the last step: {message}"
-            broken.append((i, self.games_of[i], what, self.before[i]))
+        new_game = np.zeros(len(states), dtype=np.bool_)
+        new_game[finished] = True
+        broken = [  # (instance, its game counted from 0, what, row)
+            (i, self.games_of[i] + (not final and new_game[i]), what, row)
+            for i, what, row, final in problems
+        ]
         if first >= 0:
-            new_game = np.zeros(len(states), dtype=np.bool_)
-            new_game[finished] = True
             for i in range(first, len(states)):
                 c = int(check(states[i]))
                 if c:
-                    game_index = self.games_of[i] + new_game[i]
                     what = "the row after the " + ("auto-reset" if new_game[i] else after)
-                    broken.append((i, game_index, f"{what}: {law(game, c)}", states[i]))
+                    broken.append(
+                        (i, self.games_of[i] + new_game[i], f"{what}: {law(game, c)}", states[i])
+                    )
         self.res.violations += len(broken)
         i, game_index, message, row = broken[0]
         lines = [
@@ -397,13 +496,17 @@ class BatchedSoak:
 
 # --- the AEC part -------------------------------------------------------------------------------
 class AecSoak:
-    """The AEC env of the case, playing seeded games with every position checked."""
+    """The AEC env of the case, playing seeded games with every position checked: the laws,
+    the observation of the seat to act (every seat's at the end) inside its space, and every
+    `AEC_RELOAD_EVERY` steps and at the end the position reloaded from its state dict."""
+
+    face = "AEC"
 
     def __init__(self, res: CaseResult, log: TextIO | None) -> None:
         self.res, self.log = res, log
         self.env = card_envs.make(res.env_id, **res.config)
         self.game = self.env.game
-        self.seat = {agent: i for i, agent in enumerate(self.env.possible_agents)}
+        self.low, self.high = self.game.obs_bounds()
         self.base = res.case_seed + AEC_SEED_OFFSET
         self.stopped = False
         self.reported = False
@@ -425,13 +528,14 @@ class AecSoak:
             res.aec_seconds += perf_counter() - start
 
     def play(self, g: int) -> None:
-        """AEC game g: reset with seed base + g, players (a coin per seat, then their random
-        choices) from default_rng([base, g]); abandoned at its first broken law."""
+        """AEC game g: reset with seed base + g, players (`heuristic_seats`, then their
+        random choices) from default_rng([base, g]); abandoned at its first broken law."""
         env, game = self.env, self.game
         rng = np.random.default_rng([self.base, g])
-        heuristic = rng.random(game.num_players) < 0.5
+        heuristic = heuristic_seats(rng, 1, game.num_players)[0]
+        seat = {agent: i for i, agent in enumerate(env.possible_agents)}
         env.reset(seed=self.base + g)
-        if self.broken(g, 0):
+        if self.broken(g, 0, env.observe(env.agent_selection)["observation"]):
             return
         steps = 0
         for agent in env.agent_iter():
@@ -440,39 +544,82 @@ class AecSoak:
                 env.step(None)
                 continue
             mask = obs["action_mask"]
-            if heuristic[self.seat[agent]]:
+            if heuristic[seat[agent]]:
                 action = int(game.heuristic_actions(obs["observation"][None], mask[None])[0])
             else:
                 legal = np.flatnonzero(mask)
                 action = int(legal[int(rng.random() * len(legal))])
             env.step(action)
             steps += 1
-            if self.broken(g, steps):
+            if self.broken(g, steps, self.seen(env)):
                 return
             if steps > MAX_AEC_STEPS:
                 raise RuntimeError(f"game not over after {MAX_AEC_STEPS:,} actions")
         self.res.aec_truncated += int(env._row[layout.STATUS] == layout.TRUNCATED)
+        self.res.measure(game, env._row)
 
-    def broken(self, g: int, steps: int) -> bool:
-        """Check the position; a violation is counted (and the first one reported)."""
-        row = self.env._row
-        code = int(self.game.engine.check_invariants(row))
-        if not code:
+    def seen(self, env: Any) -> np.ndarray:
+        """What the seat to act sees; every seat's observation once the game is over."""
+        if env._row[layout.STATUS] == layout.RUNNING:
+            return env.observe(env.agent_selection)["observation"]
+        return np.stack([env.observe(agent)["observation"] for agent in env.possible_agents])
+
+    def broken(self, g: int, steps: int, observed: np.ndarray) -> bool:
+        """Check the position (`observed`: its observations to check); a violation is
+        counted (and the first one reported)."""
+        game, row = self.game, self.env._row
+        over = row[layout.STATUS] != layout.RUNNING
+        code = int(game.engine.check_invariants(row))
+        problem = law(game, code) if code else None
+        if problem is None and len(outside(np.atleast_2d(observed), self.low, self.high)):
+            problem = SPACE_LAW
+        if problem is None and (over or steps % AEC_RELOAD_EVERY == 0):
+            problem = reload_error(game, row)
+        if problem is None:
             return False
         self.res.violations += 1
         if not self.reported:
             self.reported = True
-            over = row[layout.STATUS] != layout.RUNNING
             lines = [
-                f"VIOLATION {self.res.where}: AEC game {g} (reset(seed={self.base + g}), "
+                f"VIOLATION {self.res.where}: {self.face} game {g} (reset(seed={self.base + g}), "
                 f"players from default_rng([{self.base}, {g}])), after {steps} action(s)"
-                f"{' (final position)' if over else ''}: {law(self.game, code)}",
-                "  the game is abandoned; the AEC run goes on with the next games",
+                f"{' (final position)' if over else ''}: {problem}",
+                f"  the game is abandoned; the {self.face} run goes on with the next games",
                 reproduce(self.res),
-                *dump_row(self.game, row),
+                *dump_row(game, row),
             ]
             record(self.res, lines, self.log)
         return True
+
+
+class GymSoak(AecSoak):
+    """A single-agent id's Gymnasium env (the solo game) in place of an AEC env: seeded
+    episodes played by the heuristic (its one seat: `heuristic_seats`), every position
+    checked as `AecSoak` checks it."""
+
+    face = "Gymnasium"
+
+    def play(self, g: int) -> None:
+        env, game = self.env, self.game
+        rng = np.random.default_rng([self.base, g])
+        heuristic = heuristic_seats(rng, 1, 1)[0, 0]
+        obs, _info = env.reset(seed=self.base + g)
+        if self.broken(g, 0, obs):
+            return
+        for steps in range(1, MAX_AEC_STEPS + 1):
+            mask = env.action_masks().astype(np.int8)
+            if heuristic:
+                action = int(game.heuristic_actions(obs[None], mask[None])[0])
+            else:
+                action = int(rng.choice(np.flatnonzero(mask)))
+            obs, _reward, terminated, truncated, _info = env.step(action)
+            if self.broken(g, steps, obs):
+                return
+            if terminated or truncated:
+                self.res.aec_truncated += int(truncated)
+                self.res.measure(game, env._row)
+                return
+        raise RuntimeError(f"episode not over after {MAX_AEC_STEPS:,} actions")
 
 
 # --- the run ------------------------------------------------------------------------------------
@@ -480,7 +627,7 @@ def plan(
     env_ids: list[str] | None, games: int, aec_games: int, seed: int, num_envs: int = NUM_ENVS
 ) -> list[CaseResult]:
     """The cases to play: each env id's games split evenly (rounded up) between its configs."""
-    chosen = [(e, c) for e, c in all_cases() if env_ids is None or e in env_ids]
+    chosen = [(e, c) for e, c in soak_cases() if env_ids is None or e in env_ids]
     out = []
     for env_id in dict.fromkeys(e for e, _ in chosen):
         configs = [c for e, c in chosen if e == env_id]
@@ -520,7 +667,7 @@ def warm_up(res: CaseResult, num_envs: int) -> None:
     )
     try:
         BatchedSoak(trial, instances(res, num_envs), None).run(warm_up=True)
-        AecSoak(trial, None).run(games=1)
+        face(trial, None).run(games=1)
     except Exception as err:  # noqa: BLE001
         record_crash(trial, "warm-up", err, None)
     res.crashes += trial.crashes
@@ -531,7 +678,7 @@ def warm_up(res: CaseResult, num_envs: int) -> None:
 def run_case(res: CaseResult, num_envs: int, log: TextIO | None) -> None:
     try:
         batched = BatchedSoak(res, instances(res, num_envs), log)
-        aec = AecSoak(res, log)
+        aec = face(res, log)
     except Exception as err:  # noqa: BLE001
         record_crash(res, "building the envs", err, log)
         return
@@ -597,6 +744,12 @@ def _rate(games: int, seconds: float) -> str:
     return f"{games / seconds:,.0f}" if seconds > 0 else "-"
 
 
+def _measure(env_id: str, total: float, games: int) -> str:
+    """The mean of the game's `soak_measure` and its name, or - for a game without one."""
+    name = type(make_game(env_id)).soak_measure_name
+    return f"{total / games:.1f} {name}" if name and games else "-"
+
+
 def _mb(x: int) -> str:
     return f"{x / 2**20:,.0f}" if x else "-"
 
@@ -612,6 +765,7 @@ def table(result: SoakResult) -> str:
         "truncated (batched / AEC)",
         "violations",
         "crashes",
+        "mean at the end",
         "RSS start MB",
         "RSS end MB",
         "growth",
@@ -633,6 +787,7 @@ def table(result: SoakResult) -> str:
                     f"{c.batched_truncated:,} / {c.aec_truncated:,}",
                     str(c.violations),
                     str(c.crashes),
+                    _measure(group[0].env_id, c.measured, c.measured_games),
                     _mb(c.rss_start),
                     _mb(c.rss_end),
                     f"{c.growth:+.1%}" if c.rss_start else "-",
@@ -653,12 +808,13 @@ def table(result: SoakResult) -> str:
                 f"{total('batched_truncated'):,} / {total('aec_truncated'):,}",
                 f"**{total('violations')}**",
                 f"**{total('crashes')}**",
+                _measure(env_id, total("measured"), total("measured_games")),
                 "",
                 "",
                 "",
             ]
         )
-    right = [False, False, *[True] * 10]
+    right = [False, False, *[True] * 11]
     return markdown(head, rows, right)
 
 
@@ -725,7 +881,7 @@ def main(argv: list[str] | None = None) -> int:
         "--env",
         action="append",
         metavar="ID",
-        help="env id to soak (repeatable; default: every registered multi-agent id)",
+        help="env id to soak (repeatable; default: every batched id)",
     )
     parser.add_argument(
         "--quick",
@@ -742,10 +898,10 @@ def main(argv: list[str] | None = None) -> int:
     aec_games = args.aec_games
     if aec_games is None:
         aec_games = QUICK_AEC_GAMES if args.quick else AEC_GAMES
-    known = card_envs.multi_agent_env_ids()
+    known = batched_env_ids()
     unknown = [e for e in args.env or [] if e not in known]
     if unknown:
-        parser.error(f"unknown multi-agent env id(s) {unknown}; known ids are {known}")
+        parser.error(f"unknown batched env id(s) {unknown}; known ids are {known}")
     if games < 1 or aec_games < 1 or args.num_envs < 1:
         parser.error("--games, --aec-games and --num-envs must be at least 1")
     steady = steady_allocator()

@@ -67,6 +67,12 @@ class Game:
     # configs the conformance suite (`card_envs.testing`) runs: every player count and every
     # option value that changes the observation or the rules
     test_configs: ClassVar[tuple[dict[str, Any], ...]]
+    # configs the soak (`benchmarks/soak.py`) plays besides `test_configs` (which may cut
+    # games short to keep the suite fast)
+    soak_configs: ClassVar[tuple[dict[str, Any], ...]] = ()
+    # what the soak reports of a finished game besides the laws: the name of `soak_measure`
+    # (a number it averages over finished games), or None
+    soak_measure_name: ClassVar[str | None] = None
     # information structure, as OpenSpiel's GameType declares it: some cards are unseen by a
     # seat (a deck, removed cards), and other seats hold private cards (a hand)
     hidden_cards: ClassVar[bool] = True
@@ -185,6 +191,10 @@ class Game:
         """The seats with the largest win share (all of them sharing it: a draw)."""
         _, wins = self.outcome(row)
         return [p for p in range(self.num_players) if wins[p] == wins.max()]
+
+    def soak_measure(self, row: np.ndarray) -> float:
+        """The number of the finished game in `row` that `soak_measure_name` names."""
+        raise NotImplementedError(f"{self.env_id} has no soak measure")
 
     def invariant_error(self, row: np.ndarray) -> str | None:
         """The broken conservation law of `row` in words, or None when all hold."""

@@ -391,10 +391,17 @@ class _RummidrezBase(Game):
     game_state_size = k.STATE_SIZE
     history_codes = k.HISTORY_CODES
     num_actions = k.NUM_ACTIONS
+    soak_measure_name = "table cards at the end"
 
     def __init__(self, **config: Any) -> None:
         super().__init__(**config)
         self.game_obs_size = k.obs_size(self.num_players, self.config["hints"])
+
+    def soak_measure(self, row: np.ndarray) -> float:
+        """Cards on the table when the game ends (its last hand's, the final turn's placements
+        included): what the soak reports to show that its tables fill (random seats never
+        lay a meld)."""
+        return float(sum(row[base : base + k.NUM_IDS].sum() for base in (k.TABLE, k.PLACED)))
 
     def _encode(self, row: np.ndarray, solo: bool) -> None:
         c = self.config
@@ -548,6 +555,7 @@ class Rummidrez(_RummidrezBase):
         ),
         **_TABLE_OPTIONS,
     }
+    soak_configs = tuple(dict(num_players=n) for n in (2, 3, 4))  # whole hands, not cut short
     test_configs = (
         *(dict(num_players=n, max_turns=12, max_placements=12) for n in (2, 3, 4)),
         dict(num_players=2, match=True, reward="score", max_turns=8, max_placements=10),
