@@ -323,6 +323,7 @@ def test_replays_record_files_and_stored_games_named_on_the_command_line(tmp_pat
         ("GET", "/static/../../pyproject.toml", None, 404, "no page"),
         ("POST", "/api/matches", b"{not json", 400, "not JSON"),
         ("POST", "/api/matches", b"[1, 2]", 400, "JSON object"),
+        ("POST", "/api/matches", b"[" * 50_000, 400, "nested too deep"),
         ("POST", "/api/matches", {"env_id": "chess_v9", "agents": ["human"]}, 400, "chess_v9"),
         ("POST", "/api/matches", {"env_id": "no_thanks_v0"}, 400, "agents must be a list"),
         (

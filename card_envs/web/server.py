@@ -343,6 +343,8 @@ class Handler(BaseHTTPRequestHandler):
             body = json.loads(raw)
         except (json.JSONDecodeError, UnicodeDecodeError) as err:
             raise RequestError(400, f"the body is not JSON: {err}") from None
+        except RecursionError:  # the parser recurses once per level: `[[[...` 64 KB deep
+            raise RequestError(400, "the body's JSON is nested too deep") from None
         if not isinstance(body, dict):
             raise RequestError(400, "the body must be a JSON object")
         return body
