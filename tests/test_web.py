@@ -373,7 +373,9 @@ def test_replays_record_files_and_stored_games_named_on_the_command_line(tmp_pat
          "played with config"),
         ("GET", "/api/matches/nosuchgame", None, 404, "no game"),
         ("POST", "/api/matches/nosuchgame/play", {"action": 0}, 404, "no game"),
-        ("DELETE", "/api/matches", None, 501, None),
+        ("DELETE", "/api/matches", None, 405, "DELETE is not allowed"),
+        ("PUT", "/api/matches/nosuchgame", None, 405, "PUT is not allowed"),
+        ("GET", "/api/matches/nosuchgame/play", None, 405, "GET /api/matches/nosuchgame/play"),
         ("GET", "/api/replay?source=0", None, 400, "event"),
         ("GET", "/api/replay?source=x&event=a&table=0&game=0&step=0", None, 400, "source"),
         ("GET", "/api/replay?source=0&event=a&table=0&game=0&step=0", None, 404, "no source"),
@@ -382,10 +384,29 @@ def test_replays_record_files_and_stored_games_named_on_the_command_line(tmp_pat
 def test_bad_requests_get_a_4xx_and_a_message(app, method, path, body, status, words):
     _, client = app
     raw = body if isinstance(body, bytes) else None
-    got, _, data = client.request(method, path, None if raw else body, raw=raw)
-    assert got == status
+    got, headers, data = client.request(method, path, None if raw else body, raw=raw)
+    assert got == status and headers["Content-Type"] == "application/json"
     if words is not None:
         assert words in json.loads(data)["error"]
+
+
+@pytest.mark.parametrize(
+    "request_line,words",
+    [
+        (b"HELLO", "Bad request syntax ('HELLO')"),
+        (b"GET / HTTP/9.9", "Invalid HTTP version"),
+        (b"GET / FTP/1.0", "Bad request version"),
+        (b"BREW /api/matches HTTP/1.0", "BREW is not allowed"),
+    ],
+)
+def test_a_request_http_server_cannot_parse_is_a_4xx_in_json(app, request_line, words):
+    """The errors http.server answers itself (before the API sees the request) get a
+    status line, a 4xx and the JSON error every other answer has."""
+    status, headers, body = app[1].exchange(request_line + b"\r\n\r\n")
+    assert 400 <= status < 500 and headers["Content-Type"] == "application/json"
+    assert words in json.loads(body)["error"]
+    if status == 405:
+        assert headers["Allow"] == "GET, POST"
 
 
 def test_a_too_large_body_is_refused(app):

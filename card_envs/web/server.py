@@ -68,6 +68,10 @@ STATIC = {  # path -> (file, content type): the only files the server sends
     "/style.css": ("style.css", "text/css; charset=utf-8"),
 }
 BROWSER_SPECS = ("random", "heuristic", "computer", "ismcts", "ppo")  # ismcts: SPECS_10MS
+REQUEST_FAULTS = {  # http.server's 5xx for what is wrong with the request, as the 4xx it is
+    HTTPStatus.NOT_IMPLEMENTED: HTTPStatus.METHOD_NOT_ALLOWED,  # a method other than GET, POST
+    HTTPStatus.HTTP_VERSION_NOT_SUPPORTED: HTTPStatus.BAD_REQUEST,  # HTTP/2.0 and up
+}
 MATCH_PATH = re.compile(r"^/api/matches/([A-Za-z0-9_-]{1,40})(/play|/step|/close)?$")
 
 
@@ -349,6 +353,19 @@ class Handler(BaseHTTPRequestHandler):
             raise RequestError(400, "the body must be a JSON object")
         return body
 
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """http.server's own answers (a request line or header that does not parse, a method
+        without a `do_` handler) as JSON like every other one, and as 4xx since the request
+        is at fault (`REQUEST_FAULTS`). With a status line even when the request line did not
+        parse (http.server then answers as to HTTP/0.9: a bare body)."""
+        code = REQUEST_FAULTS.get(code, code)
+        if code == HTTPStatus.METHOD_NOT_ALLOWED:
+            message = f"{self.command} is not allowed: the API takes GET and POST"
+        self.request_version = self.protocol_version
+        self.close_connection = True
+        error = json.dumps({"error": message or HTTPStatus(code).phrase})
+        self._send(code, error.encode(), "application/json")
+
     def _static(self, name: str, kind: str) -> None:
         data = importlib.resources.files("card_envs.web").joinpath("static", name).read_bytes()
         self._send(HTTPStatus.OK, data, kind)
@@ -359,6 +376,8 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         self.send_header("Cache-Control", "no-store")
         self.send_header("X-Content-Type-Options", "nosniff")
+        if status == HTTPStatus.METHOD_NOT_ALLOWED:
+            self.send_header("Allow", "GET, POST")
         self.end_headers()
         self.wfile.write(data)
 
