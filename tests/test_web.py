@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import socket
 
 import numpy as np
 import pytest
@@ -477,6 +478,21 @@ def test_the_server_listens_on_localhost_by_default():
     server = make_server(App(Sources()), port=0)
     try:
         assert server.server_address[0] == "127.0.0.1"
+    finally:
+        server.server_close()
+
+
+def test_the_server_queues_a_burst_of_connections_before_it_accepts_them():
+    """64 clients connecting at once (the load test's sessions) all get through the
+    handshake while the server is busy: none has its SYN dropped to retry a second later."""
+    from card_envs.web.server import App
+    from card_envs.web.sources import Sources
+
+    server = make_server(App(Sources()), port=0)  # listening, not accepting
+    try:
+        socks = [socket.create_connection(server.server_address, timeout=30) for _ in range(64)]
+        for sock in socks:
+            sock.close()
     finally:
         server.server_close()
 
