@@ -66,11 +66,12 @@ class Client:
             return err.code, err.headers, err.read()
 
     def exchange(self, data: bytes) -> tuple[int, http.client.HTTPMessage, bytes]:
-        """`data` sent on a socket as it is (what urllib would not send), then the answer
-        read to its end and parsed: (status, headers, body)."""
+        """`data` sent on a socket as it is (what urllib would not send) and nothing more,
+        then the answer read to its end and parsed: (status, headers, body)."""
         host, port = urlsplit(self.url).hostname, urlsplit(self.url).port
         with socket.create_connection((host, port), timeout=60) as sock:
             sock.sendall(data)
+            sock.shutdown(socket.SHUT_WR)
             response = http.client.HTTPResponse(sock)
             response.begin()
             return response.status, response.headers, response.read()

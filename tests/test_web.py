@@ -4,8 +4,10 @@ replaying, hiding, errors."""
 from __future__ import annotations
 
 import copy
+import http.client
 import json
 import socket
+import threading
 
 import numpy as np
 import pytest
@@ -16,7 +18,7 @@ from card_envs.core.scene import strip_actions
 from card_envs.registry import multi_agent_env_ids, single_agent_env_ids
 from card_envs.tournament import read_jsonl
 from card_envs.web.match import Match
-from card_envs.web.server import make_server
+from card_envs.web.server import DRAINED, MAX_BODY, make_server
 from card_envs.web.sessions import Sessions
 from tests.helpers_web import SHORT, recorded_tournament, start_app
 
@@ -411,9 +413,49 @@ def test_a_request_http_server_cannot_parse_is_a_4xx_in_json(app, request_line, 
 
 
 def test_a_too_large_body_is_refused(app):
+    """With a 413, also when the client sends all of it before reading the answer (urllib):
+    the server reads it (up to DRAINED bytes) so that the connection is not reset."""
     _, client = app
-    got, _, data = client.request("POST", "/api/matches", raw=b" " * (65 * 1024))
-    assert got == 413 and "bytes" in json.loads(data)["error"]
+    for size in (MAX_BODY + 1, DRAINED):
+        got, _, data = client.request("POST", "/api/matches", raw=b" " * size)
+        assert got == 413 and f"over {MAX_BODY} bytes" in json.loads(data)["error"]
+
+
+@pytest.mark.parametrize(
+    "head,body,status,words",
+    [
+        (b"Content-Length: 99", b'{"env_id"', 400, "the body ended after 9 of its 99 bytes"),
+        (b"Content-Length: lots", b"{}", 400, "Content-Length must be a number"),
+        (b"Content-Length: \xb2", b"{}", 400, "Content-Length must be a number"),  # "²"
+        (b"Content-Length: -1", b"{}", 400, "Content-Length must be a number"),
+    ],
+)
+def test_a_body_that_is_not_what_its_length_says_is_a_400(app, head, body, status, words):
+    request = b"POST /api/matches HTTP/1.0\r\n" + head + b"\r\n\r\n" + body
+    got, _, data = app[1].exchange(request)
+    assert got == status and words in json.loads(data)["error"]
+
+
+def test_a_client_that_stops_sending_is_answered_and_let_go():
+    """A body that stops coming gets a 408 after the server's timeout, and a connection
+    that sends nothing is closed: neither holds a server thread for ever."""
+    from card_envs.web.server import App
+    from card_envs.web.sources import Sources
+
+    server = make_server(App(Sources()), port=0, timeout=0.2)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with socket.create_connection(server.server_address, timeout=60) as sock:
+            sock.sendall(b'POST /api/matches HTTP/1.0\r\nContent-Length: 99\r\n\r\n{"env')
+            response = http.client.HTTPResponse(sock)
+            response.begin()  # blocks until the server gives up on the rest
+            assert response.status == 408
+            assert "did not come within 0.2 s" in json.loads(response.read())["error"]
+        with socket.create_connection(server.server_address, timeout=60) as sock:
+            assert sock.recv(1024) == b""  # closed by the server
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def test_an_unexpected_failure_is_a_500_without_a_traceback(app, monkeypatch, capsys):

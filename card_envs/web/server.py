@@ -62,6 +62,8 @@ from card_envs.web.sessions import Sessions
 from card_envs.web.sources import Sources
 
 MAX_BODY = 64 * 1024
+DRAINED = 256 * MAX_BODY  # a body over MAX_BODY is read and dropped up to this size
+TIMEOUT = 30.0  # seconds a connection may keep its handler thread waiting for its request
 STATIC = {  # path -> (file, content type): the only files the server sends
     "/": ("index.html", "text/html; charset=utf-8"),
     "/app.js": ("app.js", "text/javascript; charset=utf-8"),
@@ -281,6 +283,7 @@ def _viewer(match: Match, text: Any) -> int | None:
 class Handler(BaseHTTPRequestHandler):
     app: App  # set on the subclass `make_server` builds
     server_version = "card-envs"
+    timeout = TIMEOUT  # a client that sends nothing does not hold its thread for ever
 
     def do_GET(self) -> None:
         self._answer("GET")
@@ -338,13 +341,20 @@ class Handler(BaseHTTPRequestHandler):
 
     def _body(self) -> dict:
         length = self.headers.get("Content-Length", "0")
-        if not length.isdigit():
+        if not (length.isascii() and length.isdigit()):
             raise RequestError(400, "Content-Length must be a number")
-        if int(length) > MAX_BODY:
+        size = int(length)
+        if size > MAX_BODY:
+            self._discard(size)
             raise RequestError(413, f"the body is over {MAX_BODY} bytes")
-        raw = self.rfile.read(int(length)) if int(length) else b"{}"
         try:
-            body = json.loads(raw)
+            raw = self.rfile.read(size)
+        except TimeoutError:
+            raise RequestError(408, f"the body did not come within {self.timeout:g} s") from None
+        if len(raw) < size:
+            raise RequestError(400, f"the body ended after {len(raw)} of its {size} bytes")
+        try:
+            body = json.loads(raw or b"{}")
         except (json.JSONDecodeError, UnicodeDecodeError) as err:
             raise RequestError(400, f"the body is not JSON: {err}") from None
         except RecursionError:  # the parser recurses once per level: `[[[...` 64 KB deep
@@ -352,6 +362,17 @@ class Handler(BaseHTTPRequestHandler):
         if not isinstance(body, dict):
             raise RequestError(400, "the body must be a JSON object")
         return body
+
+    def _discard(self, size: int) -> None:
+        """Read and drop a body too large to take, up to DRAINED bytes: a client that sends
+        its whole body before it reads the answer (urllib, curl) then gets the 413, where a
+        socket closed with data unread would reset the connection under it."""
+        left = min(size, DRAINED)
+        try:
+            while left > 0 and (chunk := self.rfile.read(min(left, 1 << 16))):
+                left -= len(chunk)
+        except OSError:  # a timeout, the client gone: the 413 is sent if it can be
+            pass
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """http.server's own answers (a request line or header that does not parse, a method
@@ -392,10 +413,13 @@ class Server(ThreadingHTTPServer):
     request_queue_size = 128
 
 
-def make_server(app: App, host: str = "127.0.0.1", port: int = 8000) -> Server:
+def make_server(
+    app: App, host: str = "127.0.0.1", port: int = 8000, timeout: float = TIMEOUT
+) -> Server:
     """The server, bound but not yet serving (`serve_forever` in a thread or the caller);
-    port 0 picks a free port (`server.server_address`)."""
-    handler = type("BoundHandler", (Handler,), {"app": app})
+    port 0 picks a free port (`server.server_address`); `timeout`: seconds a connection may
+    keep the server waiting for (a part of) its request."""
+    handler = type("BoundHandler", (Handler,), {"app": app, "timeout": timeout})
     return Server((host, port), handler)
 
 
