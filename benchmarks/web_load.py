@@ -424,7 +424,7 @@ class LoadResult:
     @property
     def server_log_text(self) -> str:
         if self.server_log is None:
-            return "- (a server of --url)" if self.server_errors == 0 else "?"
+            return "not read (a server this run did not start)"
         kept = f" (kept: {self.server_log})" if self.server_errors else ""
         return f"{self.server_errors}{kept}"
 
