@@ -418,6 +418,7 @@ class LoadResult:
     opened: int  # matches opened by the run (warm-up included)
     held: int  # of the matches left open, those the server still held at the end
     env_ids: list[str]
+    load: float  # the machine's load average (1 min) when the load started: other jobs
     server_errors: int = 0  # tracebacks in the server's log
     server_log: Path | None = None  # kept when it has tracebacks
 
@@ -495,6 +496,7 @@ def run_load(
     catalogue = listed.body["games"]
     opened = warm_up(Player(client, catalogue, configs, seed))
     memory.warm = memory.peak = rss()
+    load = os.getloadavg()[0]
     start = perf_counter()
     run = Run(games, requests, start + minutes * 60, tally)
     players = [Player(Client(port, tally), catalogue, configs, seed) for _ in range(sessions)]
@@ -510,7 +512,7 @@ def run_load(
     opened += sum(c["played"] + c["watched"] for c in tally.games.values())
     held = sum(client.call("left open?", "GET", path).status == 200 for path in tally.left_open)
     env_ids = [g["env_id"] for g in catalogue]
-    return LoadResult(sessions, seconds, tally, memory, opened, held, env_ids)
+    return LoadResult(sessions, seconds, tally, memory, opened, held, env_ids, load)
 
 
 def _sample_memory(threads: list[threading.Thread], rss: Callable[[], int]) -> list[tuple]:
@@ -613,6 +615,7 @@ def summary(result: LoadResult) -> list[str]:
     )
     problems = result.problems()
     return [
+        f"- the machine's load average when the load started: {result.load:.2f} (other jobs)",
         f"- {result.sessions} sessions, {t.requests:,} requests in {result.seconds:,.1f} s: "
         f"**{rate:,.0f} requests/s**, latency p50 {_ms(everything, 0.5)} ms, "
         f"p99 {_ms(everything, 0.99)} ms",
