@@ -59,6 +59,7 @@ import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
 import card_envs  # noqa: E402
+from benchmarks.machine import machine_info, rss_bytes  # noqa: E402
 from benchmarks.tables import markdown  # noqa: E402
 from card_envs.core import layout  # noqa: E402
 from card_envs.core.engine import Game  # noqa: E402
@@ -174,17 +175,7 @@ class SoakResult:
         return out
 
 
-_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter
-
-
-def rss_bytes() -> int:
-    """Resident set size of this process (Linux's /proc/self/statm); 0 where unavailable."""
-    try:
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[1]) * _PAGE
-    except (OSError, IndexError, ValueError):
-        return 0
 
 
 def steady_allocator() -> bool:
@@ -818,26 +809,12 @@ def table(result: SoakResult) -> str:
     return markdown(head, rows, right)
 
 
-def _cpu() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
 def report(result: SoakResult) -> str:
-    try:
-        usable = len(os.sched_getaffinity(0))
-    except AttributeError:
-        usable = os.cpu_count()
+    m = machine_info()
     problems = result.problems()
     lines = [
-        f"soak {datetime.date.today().isoformat()}: {_cpu()} ({os.cpu_count()} logical CPUs, "
-        f"{usable} usable), {platform.platform()}",
+        f"soak {datetime.date.today().isoformat()}: {m['cpu']} ({m['logical_cpus']} logical "
+        f"CPUs, {m['usable_cpus']} usable), {m['platform']}",
         f"python {platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}, "
         f"card_envs {card_envs.__version__}",
         f"settings: {result.games:,} batched and {result.aec_games:,} AEC games per env id "

@@ -32,14 +32,12 @@ for _var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MK
 
 import argparse  # noqa: E402
 import json  # noqa: E402
-import platform  # noqa: E402
 import sys  # noqa: E402
 from importlib.metadata import PackageNotFoundError, version  # noqa: E402
 from statistics import median  # noqa: E402
 from time import perf_counter  # noqa: E402
 from typing import Any  # noqa: E402
 
-import numba  # noqa: E402
 import numpy as np  # noqa: E402
 from numba import njit  # noqa: E402
 from pettingzoo.classic import tictactoe_v3  # noqa: E402
@@ -47,6 +45,7 @@ from pettingzoo.utils import wrappers  # noqa: E402
 
 import card_envs  # noqa: E402
 from benchmarks import peers  # noqa: E402
+from benchmarks.machine import machine_info  # noqa: E402
 from benchmarks.peers import NO_LIMIT, Runner, aec_runner  # noqa: E402
 from benchmarks.tables import markdown  # noqa: E402
 
@@ -166,33 +165,6 @@ def _version(pkg: str) -> str:
         return version(pkg)
     except PackageNotFoundError:
         return "?"
-
-
-def machine_info() -> dict[str, Any]:
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    try:
-        usable = len(os.sched_getaffinity(0))
-    except AttributeError:
-        usable = os.cpu_count()
-    return {
-        "cpu": cpu,
-        "logical_cpus": os.cpu_count(),
-        "usable_cpus": usable,
-        "platform": platform.platform(),
-        "python": f"{platform.python_implementation()} {platform.python_version()}",
-        "numpy": np.__version__,
-        "numba": numba.__version__,
-        "pettingzoo": _version("pettingzoo"),
-        "card_envs": card_envs.__version__,
-    }
 
 
 def _rate(x: float | None) -> str:
@@ -389,7 +361,7 @@ def run(
             "raw": {"aec": aec, "aec_wrapped": wrap, "batched": bat},
         }
     out = {
-        "machine": machine_info(),
+        "machine": {**machine_info(), "pettingzoo": _version("pettingzoo")},
         "settings": {
             "seconds": seconds,
             "rounds": rounds,

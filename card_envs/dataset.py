@@ -236,7 +236,8 @@ def records_of_store(path: str | Path, tournament: str, event: str | None) -> li
 
     if not Path(path).is_file():
         raise ValueError(f"{path}: no such tournament store")
-    rows = list(Store(path).rows(tournament, event))
+    with Store(path) as store:
+        rows = list(store.rows(tournament, event))
     if not rows:
         raise ValueError(f"{path}: no games of tournament {tournament!r}, event {event!r}")
     return [record_of(row) for row in rows]

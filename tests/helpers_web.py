@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import http.client
 import json
+import socket
 import urllib.error
 import urllib.request
+from urllib.parse import urlsplit
 
 from card_envs.tournament import parse_config, run_tournament
 from card_envs.web.server import App, serve_in_thread
@@ -61,6 +64,17 @@ class Client:
                 return resp.status, resp.headers, resp.read()
         except urllib.error.HTTPError as err:
             return err.code, err.headers, err.read()
+
+    def exchange(self, data: bytes) -> tuple[int, http.client.HTTPMessage, bytes]:
+        """`data` sent on a socket as it is (what urllib would not send) and nothing more,
+        then the answer read to its end and parsed: (status, headers, body)."""
+        host, port = urlsplit(self.url).hostname, urlsplit(self.url).port
+        with socket.create_connection((host, port), timeout=60) as sock:
+            sock.sendall(data)
+            sock.shutdown(socket.SHUT_WR)
+            response = http.client.HTTPResponse(sock)
+            response.begin()
+            return response.status, response.headers, response.read()
 
     def json(self, method: str, path: str, body=None):
         status, _, data = self.request(method, path, body)

@@ -95,19 +95,6 @@ def test_cli_errors(tmp_path, capsys):
     assert err.value.code == 2 and "bad.yaml: events[0]" in message and "at least 3" in message
 
 
-def test_a_db_that_is_not_sqlite_is_a_one_line_error(tmp_path, capsys):
-    notes = tmp_path / "notes.txt"
-    notes.write_text("not a database\n")
-    with pytest.raises(SystemExit) as err:
-        main(["tournament", "--env", "double_or_nothing_v0", "--agents", "random,computer",
-              "--games", "2", "--db", str(notes), "--out", str(tmp_path / "out")])  # fmt: skip
-    message = capsys.readouterr().err
-    assert err.value.code == 2 and message.count("\n") == 1
-    assert message.startswith(f"card-envs: error: {notes}: cannot be used as the tournament")
-    assert "file is not a database" in message
-    assert notes.read_text() == "not a database\n"  # left as it was
-
-
 def test_cli_evaluate(capsys):
     main(["evaluate", "no_thanks_v0", "--agents", "heuristic,random,random", "--games", "20",
           "--workers", "1", "--no-progress", "--seed", "1"])  # fmt: skip

@@ -4,7 +4,10 @@ replaying, hiding, errors."""
 from __future__ import annotations
 
 import copy
+import http.client
 import json
+import socket
+import threading
 
 import numpy as np
 import pytest
@@ -15,7 +18,7 @@ from card_envs.core.scene import strip_actions
 from card_envs.registry import multi_agent_env_ids, single_agent_env_ids
 from card_envs.tournament import read_jsonl
 from card_envs.web.match import Match
-from card_envs.web.server import make_server
+from card_envs.web.server import DRAINED, MAX_BODY, make_server
 from card_envs.web.sessions import Sessions
 from tests.helpers_web import SHORT, recorded_tournament, start_app
 
@@ -323,6 +326,7 @@ def test_replays_record_files_and_stored_games_named_on_the_command_line(tmp_pat
         ("GET", "/static/../../pyproject.toml", None, 404, "no page"),
         ("POST", "/api/matches", b"{not json", 400, "not JSON"),
         ("POST", "/api/matches", b"[1, 2]", 400, "JSON object"),
+        ("POST", "/api/matches", b"[" * 50_000, 400, "nested too deep"),
         ("POST", "/api/matches", {"env_id": "chess_v9", "agents": ["human"]}, 400, "chess_v9"),
         ("POST", "/api/matches", {"env_id": "no_thanks_v0"}, 400, "agents must be a list"),
         (
@@ -372,7 +376,9 @@ def test_replays_record_files_and_stored_games_named_on_the_command_line(tmp_pat
          "played with config"),
         ("GET", "/api/matches/nosuchgame", None, 404, "no game"),
         ("POST", "/api/matches/nosuchgame/play", {"action": 0}, 404, "no game"),
-        ("DELETE", "/api/matches", None, 501, None),
+        ("DELETE", "/api/matches", None, 405, "DELETE is not allowed"),
+        ("PUT", "/api/matches/nosuchgame", None, 405, "PUT is not allowed"),
+        ("GET", "/api/matches/nosuchgame/play", None, 405, "GET /api/matches/nosuchgame/play"),
         ("GET", "/api/replay?source=0", None, 400, "event"),
         ("GET", "/api/replay?source=x&event=a&table=0&game=0&step=0", None, 400, "source"),
         ("GET", "/api/replay?source=0&event=a&table=0&game=0&step=0", None, 404, "no source"),
@@ -381,16 +387,75 @@ def test_replays_record_files_and_stored_games_named_on_the_command_line(tmp_pat
 def test_bad_requests_get_a_4xx_and_a_message(app, method, path, body, status, words):
     _, client = app
     raw = body if isinstance(body, bytes) else None
-    got, _, data = client.request(method, path, None if raw else body, raw=raw)
-    assert got == status
+    got, headers, data = client.request(method, path, None if raw else body, raw=raw)
+    assert got == status and headers["Content-Type"] == "application/json"
     if words is not None:
         assert words in json.loads(data)["error"]
 
 
+@pytest.mark.parametrize(
+    "request_line,words",
+    [
+        (b"HELLO", "Bad request syntax ('HELLO')"),
+        (b"GET / HTTP/9.9", "Invalid HTTP version"),
+        (b"GET / FTP/1.0", "Bad request version"),
+        (b"BREW /api/matches HTTP/1.0", "BREW is not allowed"),
+    ],
+)
+def test_a_request_http_server_cannot_parse_is_a_4xx_in_json(app, request_line, words):
+    """The errors http.server answers itself (before the API sees the request) get a
+    status line, a 4xx and the JSON error every other answer has."""
+    status, headers, body = app[1].exchange(request_line + b"\r\n\r\n")
+    assert 400 <= status < 500 and headers["Content-Type"] == "application/json"
+    assert words in json.loads(body)["error"]
+    if status == 405:
+        assert headers["Allow"] == "GET, POST"
+
+
 def test_a_too_large_body_is_refused(app):
+    """With a 413, also when the client sends all of it before reading the answer (urllib):
+    the server reads it (up to DRAINED bytes) so that the connection is not reset."""
     _, client = app
-    got, _, data = client.request("POST", "/api/matches", raw=b" " * (65 * 1024))
-    assert got == 413 and "bytes" in json.loads(data)["error"]
+    for size in (MAX_BODY + 1, DRAINED):
+        got, _, data = client.request("POST", "/api/matches", raw=b" " * size)
+        assert got == 413 and f"over {MAX_BODY} bytes" in json.loads(data)["error"]
+
+
+@pytest.mark.parametrize(
+    "head,body,status,words",
+    [
+        (b"Content-Length: 99", b'{"env_id"', 400, "the body ended after 9 of its 99 bytes"),
+        (b"Content-Length: lots", b"{}", 400, "Content-Length must be a number"),
+        (b"Content-Length: \xb2", b"{}", 400, "Content-Length must be a number"),  # "²"
+        (b"Content-Length: -1", b"{}", 400, "Content-Length must be a number"),
+    ],
+)
+def test_a_body_that_is_not_what_its_length_says_is_a_400(app, head, body, status, words):
+    request = b"POST /api/matches HTTP/1.0\r\n" + head + b"\r\n\r\n" + body
+    got, _, data = app[1].exchange(request)
+    assert got == status and words in json.loads(data)["error"]
+
+
+def test_a_client_that_stops_sending_is_answered_and_let_go():
+    """A body that stops coming gets a 408 after the server's timeout, and a connection
+    that sends nothing is closed: neither holds a server thread for ever."""
+    from card_envs.web.server import App
+    from card_envs.web.sources import Sources
+
+    server = make_server(App(Sources()), port=0, timeout=0.2)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with socket.create_connection(server.server_address, timeout=60) as sock:
+            sock.sendall(b'POST /api/matches HTTP/1.0\r\nContent-Length: 99\r\n\r\n{"env')
+            response = http.client.HTTPResponse(sock)
+            response.begin()  # blocks until the server gives up on the rest
+            assert response.status == 408
+            assert "did not come within 0.2 s" in json.loads(response.read())["error"]
+        with socket.create_connection(server.server_address, timeout=60) as sock:
+            assert sock.recv(1024) == b""  # closed by the server
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def test_an_unexpected_failure_is_a_500_without_a_traceback(app, monkeypatch, capsys):
@@ -455,6 +520,21 @@ def test_the_server_listens_on_localhost_by_default():
     server = make_server(App(Sources()), port=0)
     try:
         assert server.server_address[0] == "127.0.0.1"
+    finally:
+        server.server_close()
+
+
+def test_the_server_queues_a_burst_of_connections_before_it_accepts_them():
+    """64 clients connecting at once (the load test's sessions) all get through the
+    handshake while the server is busy: none has its SYN dropped to retry a second later."""
+    from card_envs.web.server import App
+    from card_envs.web.sources import Sources
+
+    server = make_server(App(Sources()), port=0)  # listening, not accepting
+    try:
+        socks = [socket.create_connection(server.server_address, timeout=30) for _ in range(64)]
+        for sock in socks:
+            sock.close()
     finally:
         server.server_close()
 

@@ -13,6 +13,11 @@ killed run leaves whole chunks or nothing of them.
 Table `tournaments`: each tournament's config and the hash of what decides its games, so
 that a rerun of the same command resumes and a changed config is refused instead of being
 mixed with the old games.
+
+A file that is not a store is refused on open with a StoreError naming it, which the
+commands print as one line: not SQLite, damaged (`PRAGMA quick_check`), or another
+program's database (its tables are left alone). Damage inside a row's text, which
+quick_check does not read, is found when the row is read and refused the same way.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -92,7 +98,7 @@ class TournamentMismatch(ValueError):
 
 
 class StoreError(ValueError):
-    """The database path is not an SQLite file (nor a place where one can be created)."""
+    """The database path is not a tournament store (nor a place where one can be created)."""
 
 
 def _floats(row: np.ndarray) -> str:
@@ -118,27 +124,60 @@ def _decoded(values: tuple) -> dict:
 
 
 class Store:
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, check: bool = True) -> None:
+        """Open the store at `path`, or create it where there is no file (or an empty
+        SQLite database). `check`: first run `PRAGMA quick_check`, which reads the whole
+        file (once per process is enough for a file nobody else writes)."""
         self.path = Path(path)
         if self.path.parent and not self.path.parent.exists():
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        conn = None
         try:
-            conn = sqlite3.connect(self.path, timeout=60)
-            conn.executescript(SCHEMA)
-            have = {r[1] for r in conn.execute("PRAGMA table_info(games)")}
-            with conn:
-                for column in ADDED_COLUMNS:
-                    if column not in have:
-                        conn.execute(f"ALTER TABLE games ADD COLUMN {column} TEXT")
+            self.conn = sqlite3.connect(self.path, timeout=60)
+        except sqlite3.DatabaseError as err:  # e.g. a directory
+            raise self._refused(err) from None
+        try:
+            self._open(check)
         except sqlite3.DatabaseError as err:  # e.g. "file is not a database"
-            if conn is not None:
-                conn.close()
-            raise StoreError(
-                f"{self.path}: cannot be used as the tournament database ({err}); "
-                "db must be an SQLite file or a path where a new one can be created"
-            ) from None
-        self.conn = conn
+            self.conn.close()
+            raise self._refused(err) from None
+        except StoreError:
+            self.conn.close()
+            raise
+
+    def _open(self, check: bool) -> None:
+        if check:
+            found = [row[0] for row in self.conn.execute("PRAGMA quick_check")]
+            if found != ["ok"]:
+                raise self._refused(f"damaged: PRAGMA quick_check says {found[0]}")
+        query = "SELECT name FROM sqlite_master WHERE type = 'table'"
+        tables = sorted(row[0] for row in self.conn.execute(query))
+        if tables and not {"tournaments", "games"} <= set(tables):
+            raise self._refused(f"an SQLite database of something else, with tables {tables}")
+        self.conn.executescript(SCHEMA)
+        have = {r[1] for r in self.conn.execute("PRAGMA table_info(games)")}
+        missing = [c for c in GAME_COLUMNS if c not in have and c not in ADDED_COLUMNS]
+        if missing:
+            raise self._refused(f"its games table has no columns {missing}")
+        with self.conn:
+            for column in ADDED_COLUMNS:
+                if column not in have:
+                    self.conn.execute(f"ALTER TABLE games ADD COLUMN {column} TEXT")
+
+    def _refused(self, why: object) -> StoreError:
+        """The error naming the file and why, on one line of printable ASCII (a damaged
+        row's text is quoted in SQLite's message)."""
+        text = " ".join(str(why).split()).encode("ascii", "replace").decode()
+        text = text if len(text) <= 120 else text[:117] + "..."
+        return StoreError(f"{self.path}: cannot be used as a tournament store ({text})")
+
+    @contextmanager
+    def _reading(self) -> Iterator[None]:
+        """Rows read with a damage quick_check does not see (text that is not UTF-8 or not
+        JSON) refused as StoreError naming the file."""
+        try:
+            yield
+        except (sqlite3.DatabaseError, json.JSONDecodeError) as err:
+            raise self._refused(f"damaged: {err}") from None
 
     def close(self) -> None:
         self.conn.close()
@@ -154,7 +193,7 @@ class Store:
         """Register the tournament (or check it matches the one stored); with `restart`,
         forget its games first. Returns the number of its games already stored."""
         h = config.schedule_hash()
-        with self.conn:
+        with self._reading(), self.conn:
             if restart:
                 self.conn.execute("DELETE FROM games WHERE tournament = ?", (config.name,))
                 self.conn.execute("DELETE FROM tournaments WHERE name = ?", (config.name,))
@@ -254,8 +293,9 @@ class Store:
             sql += " AND event = ?"
             args.append(event)
         sql += " ORDER BY event, table_index, game"
-        for values in self.conn.execute(sql, args):
-            yield _decoded(values)
+        with self._reading():
+            for values in self.conn.execute(sql, args):
+                yield _decoded(values)
 
     def game(self, tournament: str, event: str, table: int, game: int) -> dict | None:
         """One stored game as `rows` gives it, or None."""
@@ -263,8 +303,9 @@ class Store:
             f"SELECT {', '.join(GAME_COLUMNS)} FROM games "
             "WHERE tournament = ? AND event = ? AND table_index = ? AND game = ?"
         )
-        values = self.conn.execute(sql, (tournament, event, table, game)).fetchone()
-        return None if values is None else _decoded(values)
+        with self._reading():
+            values = self.conn.execute(sql, (tournament, event, table, game)).fetchone()
+            return None if values is None else _decoded(values)
 
     def recorded(self, limit: int) -> list[dict]:
         """The first `limit` games stored with their actions: tournament, event, env_id,
@@ -275,11 +316,12 @@ class Store:
             "ORDER BY tournament, event, table_index, game LIMIT ?"
         )
         out = []
-        for values in self.conn.execute(sql, (limit,)):
-            row = dict(zip(keys, values, strict=True))
-            row["table"] = row.pop("table_index")
-            row["seats"] = json.loads(row["seats"])
-            out.append(row)
+        with self._reading():
+            for values in self.conn.execute(sql, (limit,)):
+                row = dict(zip(keys, values, strict=True))
+                row["table"] = row.pop("table_index")
+                row["seats"] = json.loads(row["seats"])
+                out.append(row)
         return out
 
     def event_games(self, tournament: str, plan: EventPlan) -> GameBatch:

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from card_envs.web.match import Match, MatchError, SoloMatch
 
 AnyMatch = Match | SoloMatch
+MATCH_LIMIT = 64  # matches held at once
 
 
 class Sessions:
@@ -25,7 +26,7 @@ class Sessions:
         self,
         idle: float = 1800.0,
         ended_idle: float = 120.0,
-        limit: int = 64,
+        limit: int = MATCH_LIMIT,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.idle = idle

@@ -25,7 +25,7 @@ class Sources:
                 raise ValueError(f"{path}: no such file")
         self._records = [list(read_jsonl(p)) for p in self._files]
         for p in self._stores:
-            Store(p).close()  # not an SQLite file: fails here, at start
+            Store(p).close()  # not a store (not SQLite, damaged, another's): fails at start
 
     def listing(self) -> list[dict]:
         """Each source with its games, as the replay page lists them."""
@@ -34,7 +34,7 @@ class Sources:
             games = [_entry(r) for r in recs[:LISTED]]
             out.append({"source": i, "name": path.name, "kind": "records", "games": games})
         for j, path in enumerate(self._stores):
-            with Store(path) as store:
+            with Store(path, check=False) as store:  # checked at start
                 games = store.recorded(LISTED)
             out.append(
                 {"source": len(self._files) + j, "name": path.name, "kind": "store", "games": games}
@@ -50,7 +50,7 @@ class Sources:
                 if (rec["event"], rec["table"], rec["game"]) == (event, table, game):
                     return rec
         else:
-            with Store(self._stores[source - len(self._files)]) as store:
+            with Store(self._stores[source - len(self._files)], check=False) as store:
                 row = store.game(tournament or "", event, table, game)
             if row is not None and row["actions"] is not None:
                 return dict(row, table=row["table_index"])

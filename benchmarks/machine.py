@@ -1,0 +1,83 @@
+"""Where a benchmark ran, for its report: the machine, the versions and the commit; and the
+resident memory of a process. Figures mean little without them, so every report says them
+the same way."""
+
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import numba
+import numpy as np
+
+import card_envs
+
+ROOT = Path(__file__).resolve().parent.parent
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def cpu_model() -> str:
+    """The CPU's model name (Linux's /proc/cpuinfo), else what `platform` knows."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def machine_info() -> dict[str, Any]:
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:
+        usable = os.cpu_count()
+    return {
+        "cpu": cpu_model(),
+        "logical_cpus": os.cpu_count(),
+        "usable_cpus": usable,
+        "platform": platform.platform(),
+        "python": f"{platform.python_implementation()} {platform.python_version()}",
+        "numpy": np.__version__,
+        "numba": numba.__version__,
+        "card_envs": card_envs.__version__,
+    }
+
+
+def git_commit() -> str:
+    """The checkout's commit, marked when files differ from it ("?" outside a checkout)."""
+    try:
+        run = [["git", "rev-parse", "--short", "HEAD"], ["git", "status", "--porcelain", "-uno"]]
+        head, changes = (
+            subprocess.run(c, cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+            for c in run
+        )
+    except (OSError, subprocess.CalledProcessError):
+        return "?"
+    return f"{head} (with uncommitted changes)" if changes else head
+
+
+def header(command: str) -> list[str]:
+    """The lines a report starts with: date, commit, machine, versions, command."""
+    m = machine_info()
+    return [
+        f"- date: {datetime.date.today().isoformat()}, commit {git_commit()}",
+        f"- machine: {m['cpu']} ({m['logical_cpus']} logical CPUs, {m['usable_cpus']} usable), "
+        f"{m['platform']}",
+        f"- {m['python']}, numpy {m['numpy']}, numba {m['numba']}, card_envs {m['card_envs']}",
+        f"- command: `{command}`",
+    ]
+
+
+def rss_bytes(pid: int | str = "self") -> int:
+    """Resident set size of process `pid` (Linux's /proc/<pid>/statm); 0 where unavailable."""
+    try:
+        with open(f"/proc/{pid}/statm") as f:
+            return int(f.read().split()[1]) * _PAGE
+    except (OSError, IndexError, ValueError):
+        return 0
