@@ -1,38 +1,44 @@
-"""Soak: millions of games through every env and config, the conservation laws checked after
-every step and the memory watched.
+"""Soak: millions of games through every env and config, the conservation laws, the
+observation spaces and the state dicts checked as they are played, and the memory watched.
 
 Run from the repo root:
 
     python -m benchmarks.soak [--games N] [--aec-games N] [--env ID ...] [--quick] [--seed S]
-                              [--num-envs N]
+                              [--num-envs N] [--jobs N]
 
-For every registered multi-agent env id and each of its test configs
-(`card_envs.testing.cases()`; an env id's games are split evenly between its configs):
+For every batched env id (`card_envs.batched_env_ids()`: the multi-agent ids and the solo
+game) and each of its test configs and soak configs (`soak_cases`; an env id's games, times
+its game's `soak_share`, are split evenly between its configs):
 
 * batched: `--games` games per env id (default 1,000,000) through `card_envs.make_vec`. Each
   seat of each instance is played either by the game's heuristic (`Game.heuristic_actions`)
-  or by a uniformly random legal action (a coin per seat and instance: all-random,
-  all-heuristic and mixed tables). After every batch step one compiled call, the game's
-  `batch_check` (`core.invariants.check_all`), checks every row. The instances that finished
-  in the step were already auto-reset inside it, so their terminal rows are rebuilt by
-  replaying the step on a copy of the row taken before it (same row, same action: the replay
-  must end the game with the same rewards) and checked too.
-* AEC: `--aec-games` games per env id (default 100,000) through `card_envs.make`, the usual
-  `agent_iter` loop with the same mix of players; the row is checked after the reset and
-  after every action, the final position included.
+  or by a uniformly random legal action (a coin per seat and instance, and a heuristic seat
+  at every table: all-heuristic and mixed tables, `heuristic_seats`). After every batch step
+  one compiled call, the game's `batch_check` (`core.invariants.check_all`), checks every
+  row, the observation of each seat to act must lie in the observation space, and every
+  `RELOAD_EVERY` steps one row must reload from its own state dict. The instances that
+  finished in the step were already auto-reset inside it, so their terminal rows are rebuilt
+  by replaying the step on a copy of the row taken before it (same row, same action: the
+  replay must end the game with the same rewards) and checked too, with every seat's final
+  observation.
+* AEC: `--aec-games` games per env id (default 100,000) through `card_envs.make` (the solo
+  game: its Gymnasium env), the usual `agent_iter` loop with the same mix of players; the
+  row and the observation are checked after the reset and after every action, the final
+  position included, and the position reloaded every `AEC_RELOAD_EVERY` actions and at the
+  end.
 
 Resident memory (from /proc/self/statm) is sampled after a warm-up (every case's envs built
 at full size and played until each batched instance has finished a game, so numba has
 compiled or loaded every kernel and every buffer has been written), at the start of each case
-(its envs built and warmed up the same way) and at its end, and at the end of the run. glibc's
-mmap threshold is fixed (see `steady_allocator`) so that the samples follow live memory.
+(its envs built and warmed up the same way) and at its end, and at the end of the run (of
+each process, with `--jobs`). glibc's mmap threshold is fixed (see `steady_allocator`) so
+that the samples follow live memory.
 
-The report is a markdown table per env and config; the exit status is 1 on any invariant
-violation, any exception (crash) or a memory growth over 5% (per case, or over the whole run).
-A failure names the env, config, seeds, instance or game and the broken law, and dumps the
+The report is a markdown table per env and config; the exit status is 1 on any violation,
+any exception (crash) or a memory growth over 5% (per case, or over a process's run). A
+failure names the env, config, seeds, instance or game and the broken law, and dumps the
 offending row (`state_dict` and raw) so it can be reproduced.
 """
-
 from __future__ import annotations
 
 import os
@@ -64,6 +70,7 @@ from benchmarks.tables import markdown  # noqa: E402
 from card_envs.core import layout  # noqa: E402
 from card_envs.core.engine import Game  # noqa: E402
 from card_envs.core.loading import StateDictError  # noqa: E402
+from card_envs.evaluation import mp_context  # noqa: E402
 from card_envs.registry import batched_env_ids, make_game, single_agent_env_ids  # noqa: E402
 
 Config = dict[str, Any]
@@ -136,14 +143,16 @@ class SoakResult:
     aec_games: int
     seed: int
     num_envs: int
-    rss_warm: int = 0
-    rss_end: int = 0
+    jobs: int = 1
+    # per process that played cases: resident memory after its warm-up, and at its end
+    memory: list[tuple[int, int]] = field(default_factory=list)
     seconds: float = 0.0
     steady_allocator: bool = False  # see `steady_allocator`
 
     @property
     def growth(self) -> float:
-        return self.rss_end / self.rss_warm - 1.0 if self.rss_warm else 0.0
+        """The largest growth of a process's resident memory from its warm-up to its end."""
+        return max((end / warm - 1.0 for warm, end in self.memory if warm), default=0.0)
 
     @property
     def violations(self) -> int:
@@ -617,23 +626,16 @@ class GymSoak(AecSoak):
 def plan(
     env_ids: list[str] | None, games: int, aec_games: int, seed: int, num_envs: int = NUM_ENVS
 ) -> list[CaseResult]:
-    """The cases to play: each env id's games split evenly (rounded up) between its configs."""
+    """The cases to play: each env id's games (times its game's `soak_share`) split evenly
+    (rounded up) between its configs."""
     chosen = [(e, c) for e, c in soak_cases() if env_ids is None or e in env_ids]
     out = []
     for env_id in dict.fromkeys(e for e, _ in chosen):
         configs = [c for e, c in chosen if e == env_id]
+        share = type(make_game(env_id)).soak_share / len(configs)
         for k, config in enumerate(configs):
-            out.append(
-                CaseResult(
-                    env_id,
-                    config,
-                    k,
-                    seed,
-                    math.ceil(games / len(configs)),
-                    math.ceil(aec_games / len(configs)),
-                    num_envs,
-                )
-            )
+            batched, aec = (math.ceil(n * share) for n in (games, aec_games))
+            out.append(CaseResult(env_id, config, k, seed, batched, aec, num_envs))
     return out
 
 
@@ -681,25 +683,17 @@ def run_case(res: CaseResult, num_envs: int, log: TextIO | None) -> None:
     res.rss_end = rss_bytes()
 
 
-def soak(
-    env_ids: list[str] | None = None,
-    games: int = GAMES,
-    aec_games: int = AEC_GAMES,
-    seed: int = 0,
-    num_envs: int = NUM_ENVS,
-    log: TextIO | None = sys.stderr,
-) -> SoakResult:
-    """Play every case (see the module docstring) and return what happened."""
-    start = perf_counter()
-    result = SoakResult(
-        plan(env_ids, games, aec_games, seed, num_envs), games, aec_games, seed, num_envs
-    )
-    for res in result.cases:
+def play_cases(
+    cases: list[CaseResult], num_envs: int, log: TextIO | None
+) -> tuple[list[CaseResult], tuple[int, int]]:
+    """Warm up every case, then play each (see the module docstring), in this process: the
+    cases and the resident memory after the warm-up and at the end."""
+    for res in cases:
         _say(log, f"warming up {res.where} ...")
         warm_up(res, num_envs)
     gc.collect()
-    result.rss_warm = rss_bytes()
-    for res in result.cases:
+    warm = rss_bytes()
+    for res in cases:
         if res.crashes or res.violations:  # the warm-up failed: nothing to soak
             _say(log, f"{res.where}: not played, its warm-up failed:")
             _say(log, "\n".join(res.failures))
@@ -708,13 +702,45 @@ def soak(
         run_case(res, num_envs, log)
         _say(
             log,
-            f"  {res.batched_games:,} batched games in {res.batched_seconds:.1f} s, "
+            f"  {res.where}: {res.batched_games:,} batched games in {res.batched_seconds:.1f} s, "
             f"{res.aec_games:,} AEC games in {res.aec_seconds:.1f} s, "
             f"{res.violations} violation(s), {res.crashes} crash(es), "
             f"memory {res.rss_start / 2**20:.0f} -> {res.rss_end / 2**20:.0f} MB",
         )
     gc.collect()
-    result.rss_end = rss_bytes()
+    return cases, (warm, rss_bytes())
+
+
+def _play_part(cases: list[CaseResult], num_envs: int, talk: bool):
+    """`play_cases` in a worker process (its log is the worker's stderr, or none)."""
+    return play_cases(cases, num_envs, sys.stderr if talk else None)
+
+
+def soak(
+    env_ids: list[str] | None = None,
+    games: int = GAMES,
+    aec_games: int = AEC_GAMES,
+    seed: int = 0,
+    num_envs: int = NUM_ENVS,
+    log: TextIO | None = sys.stderr,
+    jobs: int = 1,
+) -> SoakResult:
+    """Play every case (see the module docstring) and return what happened; with `jobs`
+    above 1, the cases dealt in turn to that many forked processes (each single-threaded;
+    every case's games and seeds are the same as in one process)."""
+    start = perf_counter()
+    cases = plan(env_ids, games, aec_games, seed, num_envs)
+    result = SoakResult(cases, games, aec_games, seed, num_envs, jobs)
+    if jobs == 1:
+        result.cases, memory = play_cases(cases, num_envs, log)
+        result.memory = [memory]
+    else:
+        parts = [(cases[j::jobs], num_envs, log is not None) for j in range(jobs)]
+        with mp_context().Pool(jobs) as pool:
+            done = pool.starmap(_play_part, parts)
+        for j, (part, memory) in enumerate(done):
+            result.cases[j::jobs] = part
+            result.memory.append(memory)
     result.seconds = perf_counter() - start
     return result
 
@@ -819,13 +845,14 @@ def report(result: SoakResult) -> str:
         f"card_envs {card_envs.__version__}",
         f"settings: {result.games:,} batched and {result.aec_games:,} AEC games per env id "
         f"(split between its configs), up to {result.num_envs} batched instances, seed "
-        f"{result.seed}, single-threaded",
+        f"{result.seed}, {result.jobs} single-threaded process(es)",
         "",
         table(result),
         "",
-        f"resident memory after the warm-up {_mb(result.rss_warm)} MB, at the end "
-        f"{_mb(result.rss_end)} MB ({result.growth:+.1%}; at most {MAX_GROWTH:.0%} allowed, "
-        "per case too; "
+        "resident memory after the warm-up and at the end, MB: "
+        + ", ".join(f"{_mb(warm)} -> {_mb(end)}" for warm, end in result.memory)
+        + f" (one process each; growth at most {result.growth:+.1%}, at most {MAX_GROWTH:.0%} "
+        "allowed, per case too; "
         + (
             "glibc's mmap threshold fixed at 128 KiB)"
             if result.steady_allocator
@@ -870,6 +897,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--num-envs", type=int, default=NUM_ENVS, help=f"batched instances (default {NUM_ENVS})"
     )
+    parser.add_argument(
+        "--jobs", type=int, default=1, help="processes the cases are dealt to (default 1)"
+    )
     args = parser.parse_args(argv)
     games = args.games if args.games is not None else QUICK_GAMES if args.quick else GAMES
     aec_games = args.aec_games
@@ -879,10 +909,10 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [e for e in args.env or [] if e not in known]
     if unknown:
         parser.error(f"unknown batched env id(s) {unknown}; known ids are {known}")
-    if games < 1 or aec_games < 1 or args.num_envs < 1:
-        parser.error("--games, --aec-games and --num-envs must be at least 1")
+    if min(games, aec_games, args.num_envs, args.jobs) < 1:
+        parser.error("--games, --aec-games, --num-envs and --jobs must be at least 1")
     steady = steady_allocator()
-    result = soak(args.env, games, aec_games, args.seed, args.num_envs)
+    result = soak(args.env, games, aec_games, args.seed, args.num_envs, jobs=args.jobs)
     result.steady_allocator = steady
     print(report(result), flush=True)
     return 1 if result.problems() else 0

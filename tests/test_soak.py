@@ -19,7 +19,10 @@ TOKENS_LAW = nt.INVARIANT_ERRORS[4]  # tokens are negative or not conserved
 def test_quick_soak_is_clean_for_every_case():
     result = soak.soak(games=soak.QUICK_GAMES, aec_games=soak.QUICK_AEC_GAMES, log=None)
     played = [(c.env_id, c.config) for c in result.cases]
-    assert played == cases()
+    assert played == soak.soak_cases()
+    assert all(case in played for case in cases())
+    assert ("rummidrez_solo_v0", {}) in played
+    assert ("rummidrez_v0", {"num_players": 4}) in played  # whole hands: tables fill
     for c in result.cases:
         assert c.failures == [], "\n".join(c.failures)
         assert (c.violations, c.crashes) == (0, 0), c.where
@@ -30,8 +33,12 @@ def test_quick_soak_is_clean_for_every_case():
         games_per_env[c.env_id] = games_per_env.get(c.env_id, 0) + c.batched_games
     assert all(n >= soak.QUICK_GAMES for n in games_per_env.values()), games_per_env
     report = soak.report(result)
-    for env_id, config in cases():
+    for env_id, config in played:
         assert env_id in report and soak._config_text(config) in report
+    whole = next(c for c in result.cases if c.where == "rummidrez_v0 {'num_players': 4}")
+    assert whole.measured_games >= whole.batched_games + whole.aec_games
+    assert whole.measured / whole.measured_games > 10  # cards on the table: the tables fill
+    assert "table cards at the end" in report
 
 
 def _run(capsys, *args: str) -> tuple[int, str]:
@@ -122,3 +129,58 @@ def test_options_are_checked():
         soak.main(["--env", "chess_v0"])
     with pytest.raises(SystemExit):
         soak.main(["--games", "0"])
+
+
+def test_every_table_has_a_heuristic_seat():
+    coins = soak.heuristic_seats(np.random.default_rng(0), 20_000, 3)
+    assert coins.any(axis=1).all()
+    assert 0 < (~coins).sum() and coins.all(axis=1).any()  # mixed and all-heuristic tables
+    assert (~coins).sum(axis=1).max() == 2
+    assert soak.heuristic_seats(np.random.default_rng(1), 50, 1).all()  # one seat: heuristic
+
+
+def test_an_observation_outside_its_space_is_caught_in_both_faces(monkeypatch):
+    """Bounds that the tokens observed exceed (the seat's own tokens, slot 0, capped at 5):
+    a violation in the batched and in the AEC part."""
+    real = NoThanks.obs_bounds
+
+    def tight(self):
+        low, high = real(self)
+        high = high.copy()
+        high[nt.OBS_OWN_TOKENS] = 5
+        return low, high
+
+    monkeypatch.setattr(NoThanks, "obs_bounds", tight)
+    result = soak.soak(["no_thanks_v0"], games=110, aec_games=11, log=None)
+    failures = "\n".join(f for c in result.cases for f in c.failures)
+    assert "batched instance" in failures and f"{soak.SPACE_LAW} (the seat to act)" in failures
+    assert "AEC game" in failures and soak.SPACE_LAW in failures
+    assert result.violations >= 2 and "violation" in "; ".join(result.problems())
+
+
+def test_a_position_that_does_not_reload_is_caught(monkeypatch):
+    """A loader that loses a token of the pot: the rows the soak reloads come back as
+    other positions."""
+    real = NoThanks.load_state_dict
+
+    def lossy(self, d, seed=None):
+        row = real(self, d, seed)
+        row[nt.POT] += 1
+        return row
+
+    monkeypatch.setattr(NoThanks, "load_state_dict", lossy)
+    result = soak.soak(["no_thanks_v0"], games=110, aec_games=11, log=None)
+    failures = "\n".join(f for c in result.cases for f in c.failures)
+    assert soak.RELOAD_LAW in failures and result.violations >= 1
+
+
+def test_processes_play_the_same_games_as_one():
+    def played(jobs: int) -> list[tuple]:
+        result = soak.soak(["no_thanks_v0"], games=220, aec_games=22, log=None, jobs=jobs)
+        assert result.problems() == [] and len(result.memory) == jobs
+        return [
+            (c.where, c.batched_games, c.aec_games, c.batched_truncated, c.measured_games)
+            for c in result.cases
+        ]
+
+    assert played(2) == played(1)

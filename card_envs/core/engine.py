@@ -70,6 +70,8 @@ class Game:
     # configs the soak (`benchmarks/soak.py`) plays besides `test_configs` (which may cut
     # games short to keep the suite fast)
     soak_configs: ClassVar[tuple[dict[str, Any], ...]] = ()
+    # the share of the soak's games per env id this game plays (less for a slow one)
+    soak_share: ClassVar[float] = 1.0
     # what the soak reports of a finished game besides the laws: the name of `soak_measure`
     # (a number it averages over finished games), or None
     soak_measure_name: ClassVar[str | None] = None
