@@ -39,6 +39,7 @@ any exception (crash) or a memory growth over 5% (per case, or over a process's 
 failure names the env, config, seeds, instance or game and the broken law, and dumps the
 offending row (`state_dict` and raw) so it can be reproduced.
 """
+
 from __future__ import annotations
 
 import os
@@ -50,22 +51,20 @@ for _var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MK
 import argparse  # noqa: E402
 import ctypes  # noqa: E402
 import ctypes.util  # noqa: E402
-import datetime  # noqa: E402
 import gc  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
-import platform  # noqa: E402
 import sys  # noqa: E402
 import traceback  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
+from pathlib import Path  # noqa: E402
 from time import perf_counter  # noqa: E402
 from typing import Any, TextIO  # noqa: E402
 
-import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
 import card_envs  # noqa: E402
-from benchmarks.machine import machine_info, rss_bytes  # noqa: E402
+from benchmarks.machine import header, rss_bytes  # noqa: E402
 from benchmarks.tables import markdown  # noqa: E402
 from card_envs.core import layout  # noqa: E402
 from card_envs.core.engine import Game  # noqa: E402
@@ -835,21 +834,29 @@ def table(result: SoakResult) -> str:
     return markdown(head, rows, right)
 
 
-def report(result: SoakResult) -> str:
-    m = machine_info()
+def report(result: SoakResult, command: str = "python -m benchmarks.soak") -> str:
+    """The run as a Markdown page: what was checked, where it ran, the table, memory, time and
+    the verdict (with every failure's report)."""
     problems = result.problems()
     lines = [
-        f"soak {datetime.date.today().isoformat()}: {m['cpu']} ({m['logical_cpus']} logical "
-        f"CPUs, {m['usable_cpus']} usable), {m['platform']}",
-        f"python {platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}, "
-        f"card_envs {card_envs.__version__}",
-        f"settings: {result.games:,} batched and {result.aec_games:,} AEC games per env id "
-        f"(split between its configs), up to {result.num_envs} batched instances, seed "
-        f"{result.seed}, {result.jobs} single-threaded process(es)",
+        "# Soak",
+        "",
+        "Written by `python -m benchmarks.soak` (see its docstring): games of every batched "
+        "env id and config played by the heuristic and random seats (a heuristic seat at "
+        "every table), in the batched env and one at a time (the AEC env; the solo game's "
+        "Gymnasium env), with the conservation laws checked after every step, every "
+        "observation checked against the observation space, positions reloaded from their "
+        "own state dicts as they are played, and the memory watched.",
+        "",
+        *header(command),
+        f"- settings: {result.games:,} batched and {result.aec_games:,} one-at-a-time games "
+        f"per env id (times its `soak_share`, split between its configs), up to "
+        f"{result.num_envs} batched instances, seed {result.seed}, {result.jobs} "
+        "single-threaded process(es)",
         "",
         table(result),
         "",
-        "resident memory after the warm-up and at the end, MB: "
+        "- resident memory after the warm-up and at the end, MB: "
         + ", ".join(f"{_mb(warm)} -> {_mb(end)}" for warm, end in result.memory)
         + f" (one process each; growth at most {result.growth:+.1%}, at most {MAX_GROWTH:.0%} "
         "allowed, per case too; "
@@ -858,12 +865,12 @@ def report(result: SoakResult) -> str:
             if result.steady_allocator
             else "the allocator's high-water mark)"
         ),
-        f"wall time {result.seconds / 60:.1f} min ({result.seconds:,.0f} s)",
+        f"- wall time {result.seconds / 60:.1f} min ({result.seconds:,.0f} s)",
     ]
     failures = [f for c in result.cases for f in c.failures]
     if failures:
-        lines += ["", "Failures:", *failures]
-    lines += ["", "FAIL: " + "; ".join(problems) if problems else "PASS"]
+        lines += ["", "## Failures", "", "```", *failures, "```"]
+    lines += ["", "**FAIL**: " + "; ".join(problems) if problems else "**PASS**", ""]
     return "\n".join(lines)
 
 
@@ -900,6 +907,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--jobs", type=int, default=1, help="processes the cases are dealt to (default 1)"
     )
+    parser.add_argument("--out", help="also write the report to this Markdown page")
     args = parser.parse_args(argv)
     games = args.games if args.games is not None else QUICK_GAMES if args.quick else GAMES
     aec_games = args.aec_games
@@ -914,7 +922,11 @@ def main(argv: list[str] | None = None) -> int:
     steady = steady_allocator()
     result = soak(args.env, games, aec_games, args.seed, args.num_envs, jobs=args.jobs)
     result.steady_allocator = steady
-    print(report(result), flush=True)
+    command = " ".join(["python -m benchmarks.soak", *(sys.argv[1:] if argv is None else argv)])
+    page = report(result, command)
+    if args.out:
+        Path(args.out).write_text(page)
+    print(page, flush=True)
     return 1 if result.problems() else 0
 
 

@@ -69,7 +69,7 @@ def test_a_row_broken_mid_game_is_reported_and_fails(monkeypatch, capsys, warm_u
     assert f"the row after the step: law 4: {TOKENS_LAW}" in out
     assert "state_dict: {" in out and "  row: [" in out
     assert "reproduce: python -m benchmarks.soak --env no_thanks_v0 --seed 0" in out
-    assert "FAIL: " in out and "invariant violation(s)" in out
+    assert "**FAIL**: " in out and "invariant violation(s)" in out
     assert ("(warm-up) VIOLATION" in out) == warm_up
 
 
