@@ -82,7 +82,7 @@ MAX_GROWTH = 0.05  # of resident memory after the warm-up
 CONFIG_SEED_STRIDE = 1_000_000  # config k of an env id: batched instance i seeded seed + k*S + i
 AEC_SEED_OFFSET = 500_000  # AEC game g of config k: reset(seed=seed + k*S + offset + g)
 MAX_AEC_STEPS = 1_000_000  # an AEC game not over after this many actions is a crash
-AEC_RELOAD_EVERY = 50  # AEC steps between two reloads of the position (and at the end)
+AEC_RELOAD_EVERY = 200  # AEC steps between two reloads of the position (and at the end)
 MAX_IDLE_STEPS = 100_000  # so is a batched run where no game ends in this many batch steps
 REPLAY_LAW = "replaying the final step on the row before it does not end the game as the step did"
 SPACE_LAW = "an observation leaves the observation space"
