@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections import Counter
 
 import numpy as np
@@ -16,7 +17,7 @@ from reference_rummidrez import full_deck, group_is_valid
 
 from card_envs import make, make_vec, positions
 from card_envs.core.loading import StateDictError
-from card_envs.games.rummidrez import RummidrezSolo
+from card_envs.games.rummidrez import RummidrezSolo, card_name
 from card_envs.games.rummidrez import engine as k
 from card_envs.games.rummidrez.solver import group_error
 from card_envs.testing import checks
@@ -352,3 +353,43 @@ def test_a_hand_written_solo_position_and_the_batched_solo_env():
     ]:
         with pytest.raises(StateDictError, match=message):
             env.load_state_dict({**position, **bad})
+
+
+# --- corners (issue 36) ------------------------------------------------------------------------
+CARD_NAMES = [card_name(c) for c in range(k.NUM_IDS)]
+AGENTS = ("player_0", "player_1")
+
+
+def refused(call, *args) -> str:
+    """The message of the `ValueError` that `call(*args)` raises."""
+    with pytest.raises(ValueError) as err:
+        call(*args)
+    return str(err.value)
+
+
+def test_describe_action_names_only_the_discard_pile():
+    """Issue 36: two players, `reset(seed=0)`: the discard pile is empty, yet
+    `describe_action(110)` named 110 cards, the last 28 of them both dealt hands, and
+    `describe_action(1)` a card of the other seat's hand. An illegal take is now a
+    `ValueError` naming the legal actions, for every viewer, and no card; the game's
+    `describe` hook, which a caller past that guard may reach, reads the discard pile
+    only; a legal take names the pile's top cards."""
+    env = make("rummidrez_v0", num_players=2)
+    env.reset(seed=0)
+    actor = int(env.agent_selection[-1])
+    for action in (k.TAKE, k.TAKE + k.MAX_TAKE - 1):  # ids 1 and 110
+        for seat in (None, *AGENTS):
+            text = refused(env.describe_action, action, seat)
+            assert re.search(rf"action {action} .*legal actions are \[0\]$", text), text
+            assert not [name for name in CARD_NAMES if name in text], text
+        for viewer in (0, 1):
+            text = refused(env.game.describe, env._row, action, actor, viewer)
+            assert re.search(rf"action {action} .*0 card\(s\) in the discard pile", text), text
+            assert not [name for name in CARD_NAMES if name in text], text
+    env = make("rummidrez_v0", **CONFIG)
+    env.load_state_dict(hand_written(), seed=0)  # 40 cards on the discard pile
+    top = ", ".join(card_name(c) for c in hand_written()["discard_pile"][-3:])
+    for seat in (None, *AGENTS):
+        assert env.describe_action(k.TAKE + 2, seat) == f"take the top 3 of the discard pile: {top}"
+    with pytest.raises(ValueError, match=r"action 41 .*40 card\(s\) in the discard pile"):
+        env.game.describe(env._row, k.TAKE + 40, 0, 1)

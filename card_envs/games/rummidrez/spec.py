@@ -514,10 +514,18 @@ class _RummidrezBase(Game):
         return action_name(action)
 
     def describe(self, row: np.ndarray, action: int, actor: int, viewer: int) -> str:
-        """As `action_name`, with the cards a take from the discard pile gets (all public)."""
+        """As `action_name`, with the cards a take from the discard pile gets (all public).
+        It reads the discard pile only: a take deeper than the pile (never legal) is a
+        `ValueError`, not the hidden cards in the row's slots below it."""
         if not k.TAKE <= action < k.PLACE:
             return action_name(action)
         count, top = action - k.TAKE + 1, int(row[k.DISCARD_N])
+        if count > top:
+            raise ValueError(
+                f"{self.env_id}: action {action} ({action_name(action)}) is not legal with "
+                f"{top} card(s) in the discard pile; the legal actions are "
+                f"{self.legal_actions(row).tolist()}"
+            )
         cards = row[k.DISCARD_PILE + top - count : k.DISCARD_PILE + top]
         return f"take the top {count} of the discard pile: {_names([int(c) for c in cards])}"
 
