@@ -17,7 +17,7 @@ from reference_rummidrez import full_deck, group_is_valid
 
 from card_envs import make, make_vec, positions
 from card_envs.core.loading import StateDictError
-from card_envs.games.rummidrez import RummidrezSolo, card_name
+from card_envs.games.rummidrez import Rummidrez, RummidrezSolo, card_name
 from card_envs.games.rummidrez import engine as k
 from card_envs.games.rummidrez.solver import group_error
 from card_envs.testing import checks
@@ -393,3 +393,36 @@ def test_describe_action_names_only_the_discard_pile():
         assert env.describe_action(k.TAKE + 2, seat) == f"take the top 3 of the discard pile: {top}"
     with pytest.raises(ValueError, match=r"action 41 .*40 card\(s\) in the discard pile"):
         env.game.describe(env._row, k.TAKE + 40, 0, 1)
+
+
+@pytest.mark.parametrize("config", Rummidrez.test_configs, ids=str)
+def test_the_corner_positions_reach_what_random_play_never_does(config):
+    """Issue 36: in 36 random games of 2-4 players no card ever reached the table. The
+    corner positions (`Rummidrez.stress_positions`) hold a 90-card table with three
+    neutrals, a hand of 28 cards of pairs and the four neutrals, draw piles of 0 and 1
+    cards, the longest discard pile the turns allow, a placement short of the cap, the
+    last turn before truncation; from one of them the heuristic empties its hand, and in
+    a match ends it."""
+    game = Rummidrez(**config)
+    states = game.stress_positions(29)
+    table = max((s["table"] for s in states), key=lambda t: sum(map(len, t)))
+    assert sum(map(len, table)) == 90 and sum(g.count(k.NEUTRAL) for g in table) == 3
+    hand = next(h for s in states for h in s["hands"] if h.count(k.NEUTRAL) == k.NEUTRALS)
+    assert len(hand) >= 28 and list(Counter(hand).values()).count(k.COPIES) >= 12
+    assert {0, 1, 2} <= {len(s["draw_pile"]) for s in states}
+    turns, cap = config["max_turns"], config["max_placements"]
+    assert max(len(s["discard_pile"]) for s in states) == turns - 1
+    assert max(s["placements"] for s in states) == cap - 1
+    assert max(s["hand_turns"] for s in states) == turns - 1
+    env = make("rummidrez_v0", **config)
+    env.load_state_dict(states[2])  # two cards that end a run of the table
+    p = env.agent_selection
+    while not all(env.terminations.values()) and env.agent_selection == p:
+        seen = env.observe(p)
+        env.step(
+            int(game.heuristic_actions(seen["observation"][None], seen["action_mask"][None])[0])
+        )
+    s = env.state_dict()
+    assert s["winner"] == int(p[-1]) and s["status"] == "terminated"
+    if config.get("match"):
+        assert s["points"][s["winner"]] >= k.target_points(2)
