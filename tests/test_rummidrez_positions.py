@@ -16,7 +16,7 @@ import pytest
 from reference_rummidrez import full_deck, group_is_valid
 
 from card_envs import make, make_vec, positions
-from card_envs.core.loading import StateDictError
+from card_envs.core.loading import TURN_LIMIT, StateDictError
 from card_envs.games.rummidrez import Rummidrez, RummidrezSolo, card_name
 from card_envs.games.rummidrez import engine as k
 from card_envs.games.rummidrez.solver import group_error
@@ -357,6 +357,7 @@ def test_a_hand_written_solo_position_and_the_batched_solo_env():
 
 # --- corners (issue 36) ------------------------------------------------------------------------
 CARD_NAMES = [card_name(c) for c in range(k.NUM_IDS)]
+MATCH = Rummidrez.test_configs[3]  # two players, a match, max_turns=8, max_placements=10
 AGENTS = ("player_0", "player_1")
 
 
@@ -426,3 +427,46 @@ def test_the_corner_positions_reach_what_random_play_never_does(config):
     assert s["winner"] == int(p[-1]) and s["status"] == "terminated"
     if config.get("match"):
         assert s["points"][s["winner"]] >= k.target_points(2)
+
+
+def test_a_finished_match_gives_its_winner_no_more_than_its_last_hand_brought():
+    """Found by the mutation check from the corner positions: a finished match loaded with
+    any number of points for its winner (2**63 was an OverflowError; 1000 left the
+    observation's bounds). The winner came from below the target with the cards of the
+    other hands: its points are in max(target, those)..target - 1 + those."""
+    env = make("rummidrez_v0", **MATCH)
+    env.load_state_dict(Rummidrez(**MATCH).stress_positions(29)[6])  # a winning discard
+    env.step(int(legal(env)[0]))
+    end = env.state_dict()
+    w, target = end["winner"], int(k.target_points(2))
+    gained = len(end["hands"][1 - w])
+    assert end["points"][w] == target - 1 + gained  # the most a match of two can end with
+    env.load_state_dict(end)
+    for points in (target + gained, 1000, 2**63):
+        changed = [points if q == w else p for q, p in enumerate(end["points"])]
+        bad = {**end, "points": changed, "scores": [float(p) for p in changed]}
+        checks.check_refused(
+            env, bad, rf"points: .*\({max(target, gained)}\.\.{target - 1 + gained}\)"
+        )
+
+
+def test_turn_is_bounded_by_the_turns_the_hand_played():
+    """Found by the mutation check: `turn` 2**63 was an OverflowError. One hand of
+    `hand_turns` turns played has at most (hand_turns + 1) * (3 + 2 * max_placements)
+    actions (a draw, the placements and as many undos, END_MELD, a discard); a match has
+    no bound of its own (its hands without a winner are not counted), only the row's:
+    `turn` up to `core.loading.TURN_LIMIT`."""
+    single = {**CONFIG, "match": False}
+    env = make("rummidrez_v0", **single)
+    hand = edit(lambda d: d.update(config=single, points=[0, 0], winner=None))
+    most = (hand["hand_turns"] + 1) * (3 + 2 * single["max_placements"])
+    env.load_state_dict({**hand, "turn": most})
+    checks.check_refused(
+        env, {**hand, "turn": most + 1}, rf"turn: {most + 1} is not in \d+\.\.{most}"
+    )
+    env = make("rummidrez_v0", **CONFIG)
+    env.load_state_dict({**hand_written(), "turn": TURN_LIMIT})
+    for turn in (TURN_LIMIT + 1, 2**63, 10**30):
+        checks.check_refused(
+            env, {**hand_written(), "turn": turn}, rf"turn: {turn} is not in 0\.\.{TURN_LIMIT}"
+        )

@@ -226,6 +226,18 @@ def _check_turn(r: Reader, s: _Position, row: np.ndarray) -> None:
             f"{row[layout.TURN]} actions cannot have played {s.hand_turns} turn(s) of this "
             f"hand and {s.placements} placement(s) of this one (at least {least})",
         )
+    if s.match and not s.solo:
+        return  # the hands before this one, won or not, have no bound on their turns
+    # a turn: a draw or take, placements and as many undos, END_MELD and a discard (solo:
+    # placements, undos and END_MELD); the turn being played or that ended the game too
+    per = 2 * int(row[k.CFG_MAX_PLACE]) + (1 if s.solo else 3)
+    most = (s.hand_turns + 1) * per
+    if row[layout.TURN] > most:
+        r.fail(
+            "turn",
+            f"{row[layout.TURN]} is not in {least}..{most}: {s.hand_turns + 1} turn(s) of at "
+            f"most {per} actions each",
+        )
 
 
 def _check_cards(r: Reader, s: _Position) -> None:
@@ -341,13 +353,12 @@ def _check_points(r: Reader, s: _Position) -> None:
         return
     target = int(k.target_points(n))
     others = [p for q, p in enumerate(s.points) if q != w]
-    if s.status == layout.TERMINATED and (
-        s.points[w] < max(target, gained) or max(others) >= target
-    ):
+    low, high = max(target, gained), target - 1 + gained  # from below the target, + gained
+    if s.status == layout.TERMINATED and (not low <= s.points[w] <= high or max(others) >= target):
         r.fail(
             "points",
             f"are {s.points}, but the match ended with seat {w}'s hand: it alone reached "
-            f"{target}, with the {gained} that hand gave",
+            f"{target}, from below it with the {gained} that hand gave ({low}..{high})",
         )
     if s.status != layout.TERMINATED and max(s.points) >= target:
         r.fail("points", f"are {s.points}, but a seat with {target} ends the match")
