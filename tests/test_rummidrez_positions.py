@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections import Counter
 
 import numpy as np
@@ -15,8 +16,8 @@ import pytest
 from reference_rummidrez import full_deck, group_is_valid
 
 from card_envs import make, make_vec, positions
-from card_envs.core.loading import StateDictError
-from card_envs.games.rummidrez import RummidrezSolo
+from card_envs.core.loading import TURN_LIMIT, StateDictError
+from card_envs.games.rummidrez import Rummidrez, RummidrezSolo, card_name
 from card_envs.games.rummidrez import engine as k
 from card_envs.games.rummidrez.solver import group_error
 from card_envs.testing import checks
@@ -352,3 +353,120 @@ def test_a_hand_written_solo_position_and_the_batched_solo_env():
     ]:
         with pytest.raises(StateDictError, match=message):
             env.load_state_dict({**position, **bad})
+
+
+# --- corners (issue 36) ------------------------------------------------------------------------
+CARD_NAMES = [card_name(c) for c in range(k.NUM_IDS)]
+MATCH = Rummidrez.test_configs[3]  # two players, a match, max_turns=8, max_placements=10
+AGENTS = ("player_0", "player_1")
+
+
+def refused(call, *args) -> str:
+    """The message of the `ValueError` that `call(*args)` raises."""
+    with pytest.raises(ValueError) as err:
+        call(*args)
+    return str(err.value)
+
+
+def test_describe_action_names_only_the_discard_pile():
+    """Issue 36: two players, `reset(seed=0)`: the discard pile is empty, yet
+    `describe_action(110)` named 110 cards, the last 28 of them both dealt hands, and
+    `describe_action(1)` a card of the other seat's hand. An illegal take is now a
+    `ValueError` naming the legal actions, for every viewer, and no card; the game's
+    `describe` hook, which a caller past that guard may reach, reads the discard pile
+    only; a legal take names the pile's top cards."""
+    env = make("rummidrez_v0", num_players=2)
+    env.reset(seed=0)
+    actor = int(env.agent_selection[-1])
+    for action in (k.TAKE, k.TAKE + k.MAX_TAKE - 1):  # ids 1 and 110
+        for seat in (None, *AGENTS):
+            text = refused(env.describe_action, action, seat)
+            assert re.search(rf"action {action} .*legal actions are \[0\]$", text), text
+            assert not [name for name in CARD_NAMES if name in text], text
+        for viewer in (0, 1):
+            text = refused(env.game.describe, env._row, action, actor, viewer)
+            assert re.search(rf"action {action} .*0 card\(s\) in the discard pile", text), text
+            assert not [name for name in CARD_NAMES if name in text], text
+    env = make("rummidrez_v0", **CONFIG)
+    env.load_state_dict(hand_written(), seed=0)  # 40 cards on the discard pile
+    top = ", ".join(card_name(c) for c in hand_written()["discard_pile"][-3:])
+    for seat in (None, *AGENTS):
+        assert env.describe_action(k.TAKE + 2, seat) == f"take the top 3 of the discard pile: {top}"
+    with pytest.raises(ValueError, match=r"action 41 .*40 card\(s\) in the discard pile"):
+        env.game.describe(env._row, k.TAKE + 40, 0, 1)
+
+
+@pytest.mark.parametrize("config", Rummidrez.test_configs, ids=str)
+def test_the_corner_positions_reach_what_random_play_never_does(config):
+    """Issue 36: in 36 random games of 2-4 players no card ever reached the table. The
+    corner positions (`Rummidrez.stress_positions`) hold a 90-card table with three
+    neutrals, a hand of 28 cards of pairs and the four neutrals, draw piles of 0 and 1
+    cards, the longest discard pile the turns allow, a placement short of the cap, the
+    last turn before truncation; from one of them the heuristic empties its hand, and in
+    a match ends it."""
+    game = Rummidrez(**config)
+    states = game.stress_positions(29)
+    table = max((s["table"] for s in states), key=lambda t: sum(map(len, t)))
+    assert sum(map(len, table)) == 90 and sum(g.count(k.NEUTRAL) for g in table) == 3
+    hand = next(h for s in states for h in s["hands"] if h.count(k.NEUTRAL) == k.NEUTRALS)
+    assert len(hand) >= 28 and list(Counter(hand).values()).count(k.COPIES) >= 12
+    assert {0, 1, 2} <= {len(s["draw_pile"]) for s in states}
+    turns, cap = config["max_turns"], config["max_placements"]
+    assert max(len(s["discard_pile"]) for s in states) == turns - 1
+    assert max(s["placements"] for s in states) == cap - 1
+    assert max(s["hand_turns"] for s in states) == turns - 1
+    env = make("rummidrez_v0", **config)
+    env.load_state_dict(states[2])  # two cards that end a run of the table
+    p = env.agent_selection
+    while not all(env.terminations.values()) and env.agent_selection == p:
+        seen = env.observe(p)
+        env.step(
+            int(game.heuristic_actions(seen["observation"][None], seen["action_mask"][None])[0])
+        )
+    s = env.state_dict()
+    assert s["winner"] == int(p[-1]) and s["status"] == "terminated"
+    if config.get("match"):
+        assert s["points"][s["winner"]] >= k.target_points(2)
+
+
+def test_a_finished_match_gives_its_winner_no_more_than_its_last_hand_brought():
+    """Found by the mutation check from the corner positions: a finished match loaded with
+    any number of points for its winner (2**63 was an OverflowError; 1000 left the
+    observation's bounds). The winner came from below the target with the cards of the
+    other hands: its points are in max(target, those)..target - 1 + those."""
+    env = make("rummidrez_v0", **MATCH)
+    env.load_state_dict(Rummidrez(**MATCH).stress_positions(29)[6])  # a winning discard
+    env.step(int(legal(env)[0]))
+    end = env.state_dict()
+    w, target = end["winner"], int(k.target_points(2))
+    gained = len(end["hands"][1 - w])
+    assert end["points"][w] == target - 1 + gained  # the most a match of two can end with
+    env.load_state_dict(end)
+    for points in (target + gained, 1000, 2**63):
+        changed = [points if q == w else p for q, p in enumerate(end["points"])]
+        bad = {**end, "points": changed, "scores": [float(p) for p in changed]}
+        checks.check_refused(
+            env, bad, rf"points: .*\({max(target, gained)}\.\.{target - 1 + gained}\)"
+        )
+
+
+def test_turn_is_bounded_by_the_turns_the_hand_played():
+    """Found by the mutation check: `turn` 2**63 was an OverflowError. One hand of
+    `hand_turns` turns played has at most (hand_turns + 1) * (3 + 2 * max_placements)
+    actions (a draw, the placements and as many undos, END_MELD, a discard); a match has
+    no bound of its own (its hands without a winner are not counted), only the row's:
+    `turn` up to `core.loading.TURN_LIMIT`."""
+    single = {**CONFIG, "match": False}
+    env = make("rummidrez_v0", **single)
+    hand = edit(lambda d: d.update(config=single, points=[0, 0], winner=None))
+    most = (hand["hand_turns"] + 1) * (3 + 2 * single["max_placements"])
+    env.load_state_dict({**hand, "turn": most})
+    checks.check_refused(
+        env, {**hand, "turn": most + 1}, rf"turn: {most + 1} is not in \d+\.\.{most}"
+    )
+    env = make("rummidrez_v0", **CONFIG)
+    env.load_state_dict({**hand_written(), "turn": TURN_LIMIT})
+    for turn in (TURN_LIMIT + 1, 2**63, 10**30):
+        checks.check_refused(
+            env, {**hand_written(), "turn": turn}, rf"turn: {turn} is not in 0\.\.{TURN_LIMIT}"
+        )

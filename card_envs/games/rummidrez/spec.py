@@ -17,7 +17,7 @@ from card_envs.core.config import COUNT_CAP, Option
 from card_envs.core.engine import Game
 from card_envs.core.loading import Reader
 from card_envs.core.scene import Scene
-from card_envs.games.rummidrez import batched, search, table
+from card_envs.games.rummidrez import batched, search, stress, table
 from card_envs.games.rummidrez import engine as k
 from card_envs.games.rummidrez.heuristic import heuristic_actions
 from card_envs.games.rummidrez.solver import card_name, group_error, table_partition
@@ -226,6 +226,18 @@ def _check_turn(r: Reader, s: _Position, row: np.ndarray) -> None:
             f"{row[layout.TURN]} actions cannot have played {s.hand_turns} turn(s) of this "
             f"hand and {s.placements} placement(s) of this one (at least {least})",
         )
+    if s.match and not s.solo:
+        return  # the hands before this one, won or not, have no bound on their turns
+    # a turn: a draw or take, placements and as many undos, END_MELD and a discard (solo:
+    # placements, undos and END_MELD); the turn being played or that ended the game too
+    per = 2 * int(row[k.CFG_MAX_PLACE]) + (1 if s.solo else 3)
+    most = (s.hand_turns + 1) * per
+    if row[layout.TURN] > most:
+        r.fail(
+            "turn",
+            f"{row[layout.TURN]} is not in {least}..{most}: {s.hand_turns + 1} turn(s) of at "
+            f"most {per} actions each",
+        )
 
 
 def _check_cards(r: Reader, s: _Position) -> None:
@@ -341,13 +353,12 @@ def _check_points(r: Reader, s: _Position) -> None:
         return
     target = int(k.target_points(n))
     others = [p for q, p in enumerate(s.points) if q != w]
-    if s.status == layout.TERMINATED and (
-        s.points[w] < max(target, gained) or max(others) >= target
-    ):
+    low, high = max(target, gained), target - 1 + gained  # from below the target, + gained
+    if s.status == layout.TERMINATED and (not low <= s.points[w] <= high or max(others) >= target):
         r.fail(
             "points",
             f"are {s.points}, but the match ended with seat {w}'s hand: it alone reached "
-            f"{target}, with the {gained} that hand gave",
+            f"{target}, from below it with the {gained} that hand gave ({low}..{high})",
         )
     if s.status != layout.TERMINATED and max(s.points) >= target:
         r.fail("points", f"are {s.points}, but a seat with {target} ends the match")
@@ -517,14 +528,25 @@ class _RummidrezBase(Game):
     def table(self, row: np.ndarray, viewer: int | None) -> Scene:
         return table.scene(self, row, viewer)
 
+    def stress_positions(self, seed: int) -> list[dict]:
+        return stress.positions(self, seed)
+
     def action_name(self, action: int) -> str:
         return action_name(action)
 
     def describe(self, row: np.ndarray, action: int, actor: int, viewer: int) -> str:
-        """As `action_name`, with the cards a take from the discard pile gets (all public)."""
+        """As `action_name`, with the cards a take from the discard pile gets (all public).
+        It reads the discard pile only: a take deeper than the pile (never legal) is a
+        `ValueError`, not the hidden cards in the row's slots below it."""
         if not k.TAKE <= action < k.PLACE:
             return action_name(action)
         count, top = action - k.TAKE + 1, int(row[k.DISCARD_N])
+        if count > top:
+            raise ValueError(
+                f"{self.env_id}: action {action} ({action_name(action)}) is not legal with "
+                f"{top} card(s) in the discard pile; the legal actions are "
+                f"{self.legal_actions(row).tolist()}"
+            )
         cards = row[k.DISCARD_PILE + top - count : k.DISCARD_PILE + top]
         return f"take the top {count} of the discard pile: {_names([int(c) for c in cards])}"
 
