@@ -8,8 +8,14 @@ import sys
 import pytest
 
 import card_envs
-from card_envs.registry import game_class, multi_agent_env_ids, single_agent_env_ids
-from card_envs.testing import case_id, cases, checks, corners, faces
+from card_envs.registry import (
+    batched_env_ids,
+    game_class,
+    make_game,
+    multi_agent_env_ids,
+    single_agent_env_ids,
+)
+from card_envs.testing import case_id, cases, checks, corners, faces, game_cases
 
 CASES = cases()
 IDS = [case_id(c) for c in CASES]
@@ -26,8 +32,6 @@ PER_CASE = [
     checks.check_lifecycle,
     checks.check_hidden_information,
     checks.check_load_state_dict,
-    corners.check_stress,
-    corners.check_describe_action,
     corners.check_state_dict_mutations,
     faces.check_copies,
     faces.check_numpy_actions,
@@ -43,10 +47,29 @@ def test_conformance(case, check):
     check(env_id, config)
 
 
-@pytest.mark.parametrize("env_id", single_agent_env_ids())
-def test_single_agent_state_dicts_take_any_json(env_id):
-    """The single-agent envs' own state dicts (`corners.check_state_dict_mutations`)."""
-    corners.check_state_dict_mutations(env_id, {})
+GAME_CASES = game_cases()  # `CASES` and the solo game's configs: every game the engine plays
+GAME_IDS = batched_env_ids()
+
+
+@pytest.mark.parametrize("check", [corners.check_stress, corners.check_describe_action])
+@pytest.mark.parametrize("case", GAME_CASES, ids=[case_id(c) for c in GAME_CASES])
+def test_every_game(case, check):
+    env_id, config = case
+    check(env_id, config)
+
+
+SINGLE = [
+    (env_id, dict(config))
+    for env_id in single_agent_env_ids()
+    for config in (type(make_game(env_id)).test_configs if env_id in GAME_IDS else [{}])
+]
+
+
+@pytest.mark.parametrize("case", SINGLE, ids=[case_id(c) for c in SINGLE])
+def test_single_agent_state_dicts_take_any_json(case):
+    """The single-agent envs' own state dicts (`corners.check_state_dict_mutations`), the
+    solo game's corner positions among them."""
+    corners.check_state_dict_mutations(*case)
 
 
 @pytest.mark.parametrize("env_id", multi_agent_env_ids())

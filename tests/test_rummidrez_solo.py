@@ -21,7 +21,6 @@ from gymnasium.utils.env_checker import check_env
 import card_envs
 from agents import make_agent
 from card_envs.core import layout, scene
-from card_envs.core.aec import CardEnv
 from card_envs.core.config import ConfigError
 from card_envs.evaluation import evaluate_episodes
 from card_envs.games.rummidrez import (
@@ -32,7 +31,6 @@ from card_envs.games.rummidrez import (
 from card_envs.games.rummidrez import engine as k
 from card_envs.games.rummidrez.solo_env import ILLEGAL_SCORE, RummidrezSoloEnv
 from card_envs.registry import make_game
-from card_envs.testing import corners
 
 ID = "rummidrez_solo_v0"
 N = k.NEUTRAL
@@ -104,29 +102,6 @@ def hand_of(env) -> Counter:
 
 
 # --- the env as Gymnasium and the registry see it -------------------------------------------
-
-
-@pytest.mark.parametrize("config", RummidrezSolo.test_configs, ids=str)
-def test_the_solo_corner_positions_play_on_with_every_guarantee(config, monkeypatch):
-    """The conformance suite plays corner positions per multi-agent config (`cases()`); the
-    solo Game's own configs are not among them. So `check_stress` runs here over its
-    corner positions (a full table at the deck's last card, all 112 cards in hand, a
-    placement short of the cap...), through the generic AEC face of its Game."""
-    monkeypatch.setattr(corners, "make", lambda env_id, **c: CardEnv(make_game(env_id, **c)))
-    corners.check_stress(ID, config)
-
-
-@pytest.mark.parametrize("config", RummidrezSolo.test_configs, ids=str)
-def test_the_solo_corner_positions_mutated_load_or_are_refused(config, monkeypatch):
-    """`test_single_agent_state_dicts_take_any_json` mutates the states of random solo
-    episodes, which never fill the table: here the corner positions are mutated, through
-    the Gymnasium env."""
-    monkeypatch.setattr(
-        corners,
-        "base_states",
-        lambda env_id, c, seed: make_game(env_id, **c).stress_positions(seed),
-    )
-    corners.check_state_dict_mutations(ID, config)
 
 
 def test_registered_as_a_single_agent_env():

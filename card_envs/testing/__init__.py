@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from card_envs.registry import game_class, multi_agent_env_ids
+from card_envs.registry import batched_env_ids, game_class, make_game, multi_agent_env_ids
 
 
 def cases() -> list[tuple[str, dict[str, Any]]]:
@@ -18,6 +18,16 @@ def cases() -> list[tuple[str, dict[str, Any]]]:
         (env_id, dict(c))
         for env_id in multi_agent_env_ids()
         for c in game_class(env_id).test_configs
+    ]
+
+
+def game_cases() -> list[tuple[str, dict[str, Any]]]:
+    """`cases()` and the single-agent ids that serve a `Game` of their own (the solo game)
+    with each of its test configs: every game the engine checks (`corners`) can play."""
+    return [
+        (env_id, dict(c))
+        for env_id in batched_env_ids()
+        for c in type(make_game(env_id)).test_configs
     ]
 
 

@@ -26,7 +26,7 @@ from pettingzoo.utils.wrappers import TerminateIllegalWrapper
 
 from card_envs.core import layout, padding, scene
 from card_envs.core.aec import CardEnv
-from card_envs.registry import game_class, make, make_vec
+from card_envs.registry import game_class, make, make_game, make_vec
 
 Config = dict[str, Any]
 
@@ -52,11 +52,18 @@ def _live(env: CardEnv) -> bool:
     return bool(env.agents) and int(env._row[layout.STATUS]) == layout.RUNNING
 
 
+def game_env(env_id: str, config: Config) -> CardEnv:
+    """The AEC env over the game of `env_id`: `make(env_id)` for a multi-agent id, and for a
+    single-agent id serving a game of its own (the solo game) that game with its one seat."""
+    return CardEnv(make_game(env_id, **config))
+
+
 def positions(
     env_id: str, config: Config, seed: int, games: int = 2, every: int = 1, p_last: float = 0.0
 ) -> Iterator[CardEnv]:
-    """The AEC env at every `every`-th live position of `games` seeded random games."""
-    env = make(env_id, **config)
+    """The AEC env (`game_env`) at every `every`-th live position of `games` seeded random
+    games."""
+    env = game_env(env_id, config)
     rng = np.random.default_rng(seed)
     for game in range(games):
         env.reset(seed=seed + game)

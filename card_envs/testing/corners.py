@@ -27,8 +27,15 @@ from card_envs.core import layout
 from card_envs.core.aec import CardEnv
 from card_envs.core.engine import Game
 from card_envs.core.loading import StateDictError
-from card_envs.registry import make, make_game, single_agent_env_ids
-from card_envs.testing.checks import _live, _random_action, _same_position, _where, positions
+from card_envs.registry import batched_env_ids, make, make_game, single_agent_env_ids
+from card_envs.testing.checks import (
+    _live,
+    _random_action,
+    _same_position,
+    _where,
+    game_env,
+    positions,
+)
 
 Config = dict[str, Any]
 
@@ -129,7 +136,7 @@ def check_describe_action(env_id: str, config: Config, seed: int = 19) -> None:
     game = make_game(env_id, **config)
     for k, d in enumerate(game.stress_positions(seed)):
         check_descriptions(game, game.load_state_dict(d), f"{where} corner position {k}")
-    env = make(env_id, **config)
+    env = game_env(env_id, config)
     env.reset(seed=seed)
     try:
         env.describe_action(0, "player_99")
@@ -149,7 +156,7 @@ def check_stress(env_id: str, config: Config, seed: int = 29) -> None:
     after every step and, every `CHECK_EVERY` steps and at the end, `check_reload` and
     `check_descriptions`."""
     where = _where(env_id, config)
-    env, twin = make(env_id, **config), make(env_id, **config)
+    env, twin = game_env(env_id, config), game_env(env_id, config)
     env.reset(seed=seed)
     twin.reset(seed=seed)
     game = env.game
@@ -298,7 +305,8 @@ def memory_capped(extra: int = LOAD_MEMORY) -> Iterator[None]:
 
 def base_states(env_id: str, config: Config, seed: int) -> list[dict]:
     """Real state dicts to mutate: positions of a random game and its end, and the game's
-    corner positions (multi-agent ids); for a single-agent id, positions of its episodes."""
+    corner positions; for a single-agent id, positions of its episodes (and the corner
+    positions of a game of its own, the solo game, whose state dicts it reads)."""
     if env_id in single_agent_env_ids():
         env = make(env_id, **config)
         env.reset(seed=seed)
@@ -311,7 +319,8 @@ def base_states(env_id: str, config: Config, seed: int) -> list[dict]:
                 out.append(env.state_dict())
             if terminated or truncated:
                 break
-        return out
+        own = env_id in batched_env_ids()
+        return out + (make_game(env_id, **config).stress_positions(seed) if own else [])
     out = [e.state_dict() for e in positions(env_id, config, seed, games=1, every=9)]
     env = make(env_id, **config)
     env.reset(seed=seed)
