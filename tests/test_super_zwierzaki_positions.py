@@ -127,6 +127,7 @@ BAD = [
     (lambda d: d.pop("reshuffled"), "reshuffled: missing"),
     (setitem("extra", 1), r"extra: unknown key; a state dict of super_zwierzaki_v0 has \["),
     (lambda d: d["config"].update(explicit_call=True), "config: option explicit_call=True, but"),
+    (setitem("turn", 2**63), r"turn: 9223372036854775808 is not in 0\.\.9007199254740992"),
     # cards
     (lambda d: d["hands"][0].insert(0, MAMBA), r"every card must be in exactly one place: too ma"),
     (lambda d: d["hands"][1].remove(GRIZZLY), rf"missing \[{GRIZZLY}\]"),
