@@ -333,3 +333,18 @@ def test_a_penalty_larger_than_the_cards_there_are_draws_them_all_and_ends():
     assert len(s["hands"][0]) == deck.NUM_CARDS - 10 - 1 and s["counters"]["red"] == 0
     assert s["draw_pile"] == [] and len(s["discard_pile"]) == 1
     assert_in_space_and_reloads(env)
+
+
+def test_describe_action_of_an_id_the_decision_does_not_take_names_it_and_the_legal_ones():
+    """Issue 36: `describe_action(116)` (play one copy) at a turn raised an IndexError."""
+    env = make(SZ, num_players=3)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"action 116 \(1 copies\) is not legal here; the legal"):
+        env.describe_action(116)
+    legal_now = str(legal(env))
+    with pytest.raises(ValueError) as err:
+        env.describe_action(sz.CALL, "player_1")
+    assert legal_now in str(err.value)
+    row, game = env._row, env.game  # the game's own hook, called past the guard
+    with pytest.raises(ValueError, match="action 116 does not answer a turn decision"):
+        game.describe(row, 116, 0, 0)
