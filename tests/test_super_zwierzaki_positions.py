@@ -27,6 +27,7 @@ from helpers_super_zwierzaki import (
 from card_envs import make, make_vec, positions
 from card_envs.core.loading import StateDictError
 from card_envs.games.super_zwierzaki import deck
+from card_envs.games.super_zwierzaki import engine as sz
 from card_envs.games.super_zwierzaki.engine import KIND, PASS
 from card_envs.testing import checks
 
@@ -127,6 +128,7 @@ BAD = [
     (lambda d: d.pop("reshuffled"), "reshuffled: missing"),
     (setitem("extra", 1), r"extra: unknown key; a state dict of super_zwierzaki_v0 has \["),
     (lambda d: d["config"].update(explicit_call=True), "config: option explicit_call=True, but"),
+    (setitem("turn", 2**63), r"turn: 9223372036854775808 is not in 0\.\.9007199254740992"),
     # cards
     (lambda d: d["hands"][0].insert(0, MAMBA), r"every card must be in exactly one place: too ma"),
     (lambda d: d["hands"][1].remove(GRIZZLY), rf"missing \[{GRIZZLY}\]"),
@@ -138,11 +140,18 @@ BAD = [
     # the table
     (setitem("numbers", [0, 1]), r"numbers: has 2 items, not 3"),
     (setitem("numbers", [0, 1, 1]), r"numbers: \[0, 1, 1\] is not an order of play"),
-    (setitem("lost_turns", [0, -1, 0]), r"lost_turns\[1\]: -1 is not in 0\.\.15"),
+    # a count past its observation cap grows by at most so much per action (the turn is 20)
+    (setitem("lost_turns", [0, -1, 0]), r"lost_turns\[1\]: -1 is not in 0\.\.115 \(15, and 5 "),
+    (setitem("lost_turns", [0, 116, 0]), r"lost_turns\[1\]: 116 is not in 0\.\.115 \(15, and 5 "),
+    (setitem("lost_turns", [0, "1", 0]), r"lost_turns\[1\]: '1' is not an int"),
     (setitem("given_colours", ["R"]), r"given_colours: are not those of the top card \(kind 36\)"),
     (setitem("given_colours", ["DB", "DB"]), "given_colours: 'DB' is there twice"),
     (setitem("given_classes", ["xyz"]), r"given_classes\[0\]: 'xyz' is not one of"),
     (lambda d: d["counters"].update(red=3), "counters.red: 3 is not a multiple of 2"),
+    (
+        lambda d: d["counters"].update(orc=318),
+        r"counters.orc: 318 is not in 0\.\.315 \(15, and 15 more per action played: turn 20\)",
+    ),
     (lambda d: d["counters"].update(red=2, green=1), "counters: at most one of them is above"),
     (lambda d: d["counters"].update(purple=1), "counters.purple: unknown key"),
     (lambda d: d["counters"].update(demand=1), "demand: a demand .kind and by. is given exactly"),
@@ -165,7 +174,8 @@ BAD = [
     (lambda d: d["duel"].update(folded=[1, 2]), r"duel.folded: \[1, 2\]: a duel ends when"),
     (lambda d: d["duel"].update(folded=[1, 1]), r"duel.folded: \[1, 1\]: list distinct items"),
     (lambda d: d["duel"].update(kind="Red"), r"duel.kind: 'Red' is not one of \['Oth', 'Giv'\]"),
-    (lambda d: d["duel"].update(points=0), r"duel.points: 0 is not in 1\.\.130"),
+    (lambda d: d["duel"].update(points=0), r"duel.points: 0 is not in 1\.\.170 \(130, and 2 "),
+    (lambda d: d["duel"].update(points=171), r"duel.points: 171 is not in 1\.\.170"),
     (
         lambda d: d["decisions"].append({"what": "call", "seat": 1}),
         r"decisions\[1\]: calls are asked only with explicit_call",
@@ -225,3 +235,116 @@ def test_a_finished_position_must_be_an_end_the_game_reaches():
         env.load_state_dict(cut)
     with pytest.raises(StateDictError, match="a state dict must be a dict, got str"):
         env.load_state_dict(json.dumps(hand_written()))
+
+
+# --- counts past their observation caps (issue 36) -------------------------------------------
+ORKA = kind("Orka Oceaniczna")  # V sea, Orc: the deck's five Orcs are its copies
+DANAID = kind("Danaid Wędrowny")  # LG ins, Stp
+
+
+def counters_seen(env, agent: str) -> list[float]:
+    start, size = sz.obs_slices(env.game.num_players)["counters"]
+    return env.observe(agent)["observation"][start : start + size].tolist()
+
+
+def assert_in_space_and_reloads(env) -> None:
+    for agent in env.possible_agents:
+        assert env.observation_space(agent).contains(env.observe(agent)), agent
+    twin = make(SZ, **env.game.config)
+    twin.load_state_dict(json.loads(json.dumps(env.state_dict())))
+    assert twin.state_dict() == env.state_dict()
+
+
+def test_an_orc_chain_past_the_cap_is_seen_saturated_reloads_and_costs_its_points():
+    """Issue 36: an answer chain across a refill passes the 15 orc points of the deck's five
+    Orcs. The observation shows 15 (saturated), the state dict reloads, the penalty is 18."""
+    env = make(SZ, num_players=3)
+    env.reset(seed=0)
+    d = env.state_dict()
+    assert d["phase"] == {"what": "turn", "seat": 0}
+    i = d["draw_pile"].index(ORKA)  # an Orka swapped into seat 0's hand for one of its cards
+    d["draw_pile"][i], d["hands"][0] = d["hands"][0][0], sorted([*d["hands"][0][1:], ORKA])
+    d["counters"]["orc"] = 15
+    del d["rng"]
+    env.load_state_dict(d, seed=0)
+    for action in (KIND + ORKA, PASS, PASS):  # the Orc, no Cyr in the window
+        env.step(action)
+    s = env.state_dict()
+    assert s["counters"]["orc"] == 18 and s["phase"] == {"what": "colour", "seat": 0}
+    assert counters_seen(env, "player_0") == [0.0, 15.0, 0.0, 0.0]
+    assert_in_space_and_reloads(env)
+    env.step(sz.COLOUR)  # seat 1 holds no Orc or Cyr: it draws the 18 points
+    hands = [len(h) for h in env.state_dict()["hands"]]
+    env.step(sz.DRAW)
+    assert [len(h) for h in env.state_dict()["hands"]][1] == hands[1] + 18
+
+
+def test_a_duel_past_its_cap_is_seen_saturated_and_its_losers_draw_every_point():
+    d = hand_written()
+    d["duel"]["points"] = 130  # every Oth and every Red of the deck in the duel
+    env = make(SZ, num_players=3)
+    env.load_state_dict(d, seed=0)
+    env.step(KIND + RED2)  # 132
+    start = sz.obs_slices(3)["duel"][0] + 3
+    assert env.observe("player_1")["observation"][start] == 130.0
+    assert_in_space_and_reloads(env)
+    env.step(PASS)
+    env.step(KIND + SZYMPANS)  # 133
+    sizes = [len(h) for h in env.state_dict()["hands"]]
+    env.step(PASS)  # seat 2 wins: seats 0 and 1 draw 133 each
+    assert [len(h) for h in env.state_dict()["hands"]] == [sizes[0] + 133, sizes[1] + 133, 2]
+    assert_in_space_and_reloads(env)
+
+
+def test_lost_turns_past_their_cap_are_seen_saturated_and_reload():
+    """Two Stp on 15 green points make 17: the next seat loses 17 turns, this one and 16."""
+    env = make(SZ, num_players=3)
+    env.reset(seed=0)
+    d = env.state_dict()
+    stp = [i for i, c in enumerate(d["draw_pile"]) if c == DANAID][:2]
+    for i, j in zip(stp, (0, 1), strict=True):
+        d["draw_pile"][i], d["hands"][0][j] = d["hands"][0][j], DANAID
+    d["hands"][0].sort()
+    d["counters"]["green"] = 15
+    env.load_state_dict(d)
+    env.step(KIND + DANAID)
+    env.step(sz.COPIES + 1)  # both: 17 green points
+    env.step(PASS)
+    env.step(PASS)
+    assert env.state_dict()["phase"]["purpose"] == "discard"  # two identical: one card goes
+    env.step(legal(env)[0])
+    assert env.state_dict()["phase"] == {"what": "turn", "seat": 1}
+    env.step(sz.DRAW)
+    assert env.state_dict()["lost_turns"] == [0, 16, 0]
+    start = sz.obs_slices(3)["lost"][0]
+    assert env.observe("player_1")["observation"][start] == 15.0  # its own lost turns: at the cap
+    assert_in_space_and_reloads(env)
+
+
+def test_a_penalty_larger_than_the_cards_there_are_draws_them_all_and_ends():
+    env = make(SZ, num_players=3)
+    env.reset(seed=0)
+    d = env.state_dict()
+    d["turn"] = 10**14  # a counter grows 10 red points an action at most
+    d["counters"]["red"] = 10**15
+    env.load_state_dict(d)
+    env.step(sz.DRAW)
+    s = env.state_dict()
+    assert len(s["hands"][0]) == deck.NUM_CARDS - 10 - 1 and s["counters"]["red"] == 0
+    assert s["draw_pile"] == [] and len(s["discard_pile"]) == 1
+    assert_in_space_and_reloads(env)
+
+
+def test_describe_action_of_an_id_the_decision_does_not_take_names_it_and_the_legal_ones():
+    """Issue 36: `describe_action(116)` (play one copy) at a turn raised an IndexError."""
+    env = make(SZ, num_players=3)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"action 116 \(1 copies\) is not legal here; the legal"):
+        env.describe_action(116)
+    legal_now = str(legal(env))
+    with pytest.raises(ValueError) as err:
+        env.describe_action(sz.CALL, "player_1")
+    assert legal_now in str(err.value)
+    row, game = env._row, env.game  # the game's own hook, called past the guard
+    with pytest.raises(ValueError, match="action 116 does not answer a turn decision"):
+        game.describe(row, 116, 0, 0)

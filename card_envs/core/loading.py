@@ -28,9 +28,10 @@ STATUS_NAMES = ("running", "terminated", "truncated")  # layout.RUNNING, TERMINA
 HEADER_KEYS = ("env_id", "config", "status", "turn", "rng")  # every game's state dict has them
 HISTORY_KEY = "history"  # the kept public actions, with the `history` option on
 RNG_WORD = 1 << 32  # the PRNG state is four 32-bit words
-# the highest `turn` any state dict may give: the int64 row holds it and every turn played
-# on from it; each game's loader bounds the turn further by what its position allows
-TURN_LIMIT = 1 << 62
+# the highest `turn` any state dict may give: a count a JSON number holds exactly (2**53), far
+# from the end of the int64 row that holds it and every turn played on from it; each game's
+# loader bounds the turn further by what its position allows
+TURN_LIMIT = 1 << 53
 FIELD = object()  # `value` not given: read the field named `key` (a given value may be None)
 
 

@@ -58,10 +58,31 @@ def _pick(purpose: int, to: int, kind: int, actor: int, viewer: int) -> str:
     return f"keep {card}, give the rest to player_{to}"
 
 
+def answers(what: int, action: int, num_players: int) -> bool:
+    """Whether `action` is of the ids the decision `what` takes (not that it is legal)."""
+    if what == k.D_TURN and action in (k.DRAW, k.NINE):
+        return True
+    if what in (k.D_REACT, k.D_DUEL, k.D_DRAWN, k.D_CALL) and action == k.PASS:
+        return True
+    if what == k.D_COPIES:
+        return k.COPIES <= action < k.COLOUR
+    if what == k.D_COLOUR:
+        return k.COLOUR <= action < k.SEAT
+    if what == k.D_SEAT:
+        return k.SEAT <= action < k.SEAT + num_players
+    if what == k.D_CALL:
+        return action == k.CALL
+    return k.KIND <= action < k.COPIES
+
+
 def describe(row: np.ndarray, action: int, actor: int, viewer: int) -> str:
+    """The words of a legal `action` (`Game.describe_action` checks that it is); an id the
+    pending decision does not take at all is a `ValueError` naming it."""
     if row[layout.STATUS] != layout.RUNNING:
         return "(the game is over)"
     what, _, a, b, c, d = (int(x) for x in k._top(row))
+    if not answers(what, action, int(row[layout.NUM_PLAYERS])):
+        raise ValueError(f"action {action} does not answer a {k.DECISION_NAMES[what]} decision")
     kind = action - k.KIND
     if what == k.D_TURN:
         return _turn(row, action)

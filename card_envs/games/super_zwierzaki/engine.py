@@ -148,6 +148,32 @@ def _answers_table() -> np.ndarray:
 ANSWERS = _answers_table()
 
 
+def _copies(function: int) -> int:
+    """The cards of a function in the deck."""
+    return int(KIND_COPIES[KIND_FUNCTION == function].sum())
+
+
+def _most_copies(function: int) -> int:
+    """The most copies of one kind of a function: the most of them one play lays."""
+    return int(KIND_COPIES[KIND_FUNCTION == function].max())
+
+
+# The observation's caps: the points of every card of a function played once (red, orc,
+# green, demand), a duel with every Oth (or Giv) card and every Red in it, the turns lost to
+# every Stp. Cards drawn while a chain or a duel runs (a call not made, a win stopped) can
+# come again from a refilled draw pile, so play can pass the caps, bounded only by the
+# game's length: `observe` saturates these counts. One action adds at most a play of the most
+# copies of a kind to a counter (`COUNTER_PER_ACTION`), a Red's 2 points to a duel, and lost
+# turns come from green points: `positions` bounds what it loads with these.
+COUNTER_HIGH = np.array([2 * _copies(F_RED), 3 * _copies(F_ORC), _copies(F_STP), _copies(F_DEM)])
+COUNTER_PER_ACTION = np.array(
+    [2 * _most_copies(F_RED), 3 * _most_copies(F_ORC), _most_copies(F_STP), _most_copies(F_DEM)]
+)
+DUEL_HIGH = max(_copies(F_OTH), _copies(F_GIV)) + 2 * _copies(F_RED)
+DUEL_PER_ACTION = 2  # a Red
+LOST_HIGH = _copies(F_STP)
+
+
 # --- small helpers ---------------------------------------------------------------------------
 @njit(cache=True)
 def half_up(h):
@@ -204,10 +230,11 @@ def _draw(row, p, count):
             row[DRAW_N] = m
             _refilled(row)
             shuffle_slice(row, DRAW_PILE, DRAW_PILE + m)
-        if row[DRAW_N] > 0:
-            row[DRAW_N] -= 1
-            last = row[DRAW_PILE + row[DRAW_N]]
-            _move(row, p, last, 1)
+        if row[DRAW_N] == 0:  # every card but the top one is in a hand: a penalty of any
+            break  # size (counters have no cap) ends here
+        row[DRAW_N] -= 1
+        last = row[DRAW_PILE + row[DRAW_N]]
+        _move(row, p, last, 1)
     return last
 
 
@@ -1139,8 +1166,8 @@ def observe(row, seat, out):
     for c in range(NUM_CLASSES):
         out[pos + c] = (row[GIVEN_CLASSES] >> c) & 1
     pos += NUM_CLASSES
-    for c in range(4):
-        out[pos + c] = row[COUNTERS + c]
+    for c in range(4):  # saturated, like the duel's points and the lost turns (see the caps)
+        out[pos + c] = min(row[COUNTERS + c], COUNTER_HIGH[c])
     pos += 4
     if row[COUNTERS + C_DEMAND] and row[DEMAND_KIND] >= 0:
         out[pos + row[DEMAND_KIND]] = 1.0
@@ -1149,14 +1176,14 @@ def observe(row, seat, out):
         out[pos] = 1.0
         out[pos + 1] = 1.0 if row[DUEL_FN] == F_OTH else 0.0
         out[pos + 2] = 1.0 if row[DUEL_FN] == F_GIV else 0.0
-        out[pos + 3] = row[DUEL_POINTS]
+        out[pos + 3] = min(row[DUEL_POINTS], DUEL_HIGH)
     pos += 4
     for q in range(n):
         r = _rel(row, seat, q)
         if row[DUEL_ON]:
             out[pos + r] = (row[DUEL_FOLDED] >> q) & 1
         out[pos + n + r] = row[HAND_N + q]
-        out[pos + 2 * n + r] = row[LOST + q]
+        out[pos + 2 * n + r] = min(row[LOST + q], LOST_HIGH)
         out[pos + 3 * n + r] = (row[NUMBERS + q] - row[NUMBERS + seat]) % n
     out[pos + 4 * n + _rel(row, seat, row[TURN_SEAT])] = 1.0
     pos += 5 * n

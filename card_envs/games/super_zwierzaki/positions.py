@@ -41,16 +41,13 @@ EFFECTS = (
 )  # fmt: skip
 
 
-def copies_of(function: str) -> int:
-    return sum(kind.copies for kind in KINDS if kind.function == function)
-
-
-# points a counter gains per card (red, orc, green, demand); the highest a counter, a duel's
-# points and a seat's lost turns reach (the observation's bounds)
+# points a counter gains per card (red, orc, green, demand); the observation's caps on the
+# counters, a duel's points and a seat's lost turns, which play can pass (`engine.COUNTER_HIGH`):
+# the loader takes every value the actions played can reach (`Growth`)
 COUNTER_STEP = (2, 3, 1, 1)
-COUNTER_HIGH = (2 * copies_of("Red"), 3 * copies_of("Orc"), copies_of("Stp"), copies_of("Dem"))
-DUEL_HIGH = max(copies_of("Oth"), copies_of("Giv")) + 2 * copies_of("Red")
-LOST_HIGH = copies_of("Stp")
+COUNTER_HIGH = tuple(int(x) for x in k.COUNTER_HIGH)
+DUEL_HIGH = k.DUEL_HIGH
+LOST_HIGH = k.LOST_HIGH
 DECK_CARDS = [kind.id for kind in KINDS for _ in range(kind.copies)]
 NAMEABLE = [kind.id for kind in KINDS if kind.function is None]  # what a Dem may name
 HALF_DECK = k.half_up(k.NUM_CARDS)  # the most a Pol, Kaz or combination discards or gives
@@ -251,7 +248,7 @@ class Position:
 def load_fields(game: SuperZwierzaki, r: Reader, row: np.ndarray) -> None:
     """Read the primary fields, check that they make a position the game can be in, write
     the row (see the module docstring)."""
-    pos = read(game, r, int(row[layout.STATUS]))
+    pos = read(game, r, int(row[layout.STATUS]), int(row[layout.TURN]))
     check_table(r, pos)
     check_stack(game, r, pos)
     check_end(game, r, pos)
@@ -259,9 +256,9 @@ def load_fields(game: SuperZwierzaki, r: Reader, row: np.ndarray) -> None:
     check_top(game, r, pos, row)
 
 
-def read(game: SuperZwierzaki, r: Reader, status: int) -> Position:
+def read(game: SuperZwierzaki, r: Reader, status: int, actions: int) -> Position:
     """Every primary field, each checked on its own (ranges, lengths, names), and the cards
-    partitioned."""
+    partitioned; `actions` (the header's `turn`) bounds the counts that grow with them."""
     n = game.num_players
     running = status == layout.RUNNING
     hands = read_cards(r, "hands", n)
@@ -274,8 +271,11 @@ def read(game: SuperZwierzaki, r: Reader, status: int) -> Position:
     numbers = r.ints("numbers", 0, n - 1, length=n)
     if len(set(numbers)) != n:
         r.fail("numbers", f"{numbers} is not an order of play (each of 0..{n - 1} once)")
-    counters = read_counters(r)
+    counters = read_counters(r, actions)
     demand_by, last_named = read_demand(r, n, counters[k.C_DEMAND] > 0)
+    lost = r.per_seat("lost_turns", n)
+    lost_high = Growth(LOST_HIGH, int(k.COUNTER_PER_ACTION[k.C_GREEN]), actions)
+    duel_high = Growth(DUEL_HIGH, k.DUEL_PER_ACTION, actions)
     winner = r.get("winner")
     stack, taken = read_decisions(r, n)
     if running != bool(stack):
@@ -289,12 +289,12 @@ def read(game: SuperZwierzaki, r: Reader, status: int) -> Position:
         classes=read_names(r, "given_classes", CLASSES),
         numbers=numbers,
         turn_seat=r.int("turn_seat", 0, n - 1),
-        lost=r.ints("lost_turns", 0, LOST_HIGH, length=n),
+        lost=[lost_high.read(r, f"lost_turns[{p}]", value=v) for p, v in enumerate(lost)],
         counters=counters,
         demand_by=demand_by,
         last_named=last_named,
-        duel=read_duel(r, n),
-        effects=read_effects(r, n),
+        duel=read_duel(r, n, duel_high),
+        effects=read_effects(r, n, duel_high),
         stack=stack,
         taken=taken,
         win_rounds=read_sorted(r, "win_rounds", n - 1, distinct=True),
@@ -308,11 +308,33 @@ def read(game: SuperZwierzaki, r: Reader, status: int) -> Position:
     )
 
 
-def read_counters(r: Reader) -> list[int]:
+@dataclass
+class Growth:
+    """The highest value of a count that can pass its observation cap `high` by at most
+    `per_action` each action (a counter, a duel's points, lost turns), after `actions`
+    actions (the header's `turn`)."""
+
+    high: int
+    per_action: int
+    actions: int
+
+    def read(self, r: Reader, key: str, low: int = 0, value: Any = FIELD) -> int:
+        v = r.get(key) if value is FIELD else value
+        top = self.high + self.per_action * self.actions
+        if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and not low <= v <= top:
+            r.fail(
+                key,
+                f"{v} is not in {low}..{top} ({self.high}, and {self.per_action} more per "
+                f"action played: turn {self.actions})",
+            )
+        return r.int(key, low, top, v)
+
+
+def read_counters(r: Reader, actions: int) -> list[int]:
     e = Entry(r, "counters", r.get("counters"))
     values = []
     for i, name in enumerate(COUNTER_NAMES):
-        v = e.int(name, 0, COUNTER_HIGH[i])
+        v = Growth(COUNTER_HIGH[i], int(k.COUNTER_PER_ACTION[i]), actions).read(e, name)
         if v % COUNTER_STEP[i]:
             e.fail(name, f"{v} is not a multiple of {COUNTER_STEP[i]}, the points of one card")
         values.append(v)
@@ -340,13 +362,13 @@ def read_demand(r: Reader, n: int, stands: bool) -> tuple[int, int]:
     return by, last
 
 
-def read_duel(r: Reader, n: int) -> tuple[int, int, int] | None:
+def read_duel(r: Reader, n: int, high: Growth) -> tuple[int, int, int] | None:
     duel = r.get("duel")
     if duel is None:
         return None
     e = Entry(r, "duel", duel)
     fn = e.choice("kind", ("Oth", "Giv"))
-    points = e.int("points", 1, DUEL_HIGH)
+    points = high.read(e, "points", 1)
     folded = read_sorted(e, "folded", n - 1, distinct=True)
     e.done()
     if len(folded) > n - 2:
@@ -354,8 +376,9 @@ def read_duel(r: Reader, n: int) -> tuple[int, int, int] | None:
     return (k.F_OTH, k.F_GIV)[fn], points, sum(1 << p for p in folded)
 
 
-def read_effects(r: Reader, n: int) -> list[tuple[int, int, int, int]]:
-    """The effect queue, each effect with the arguments its play gives it."""
+def read_effects(r: Reader, n: int, duel_high: Growth) -> list[tuple[int, int, int, int]]:
+    """The effect queue, each effect with the arguments its play gives it (an Oth duel's
+    draws: its points)."""
     items = r.get("effects")
     if not isinstance(items, list) or len(items) > k.QUEUE_CAP - k.QUEUE_START:
         r.fail("effects", f"must be a list of at most {k.QUEUE_CAP - k.QUEUE_START} effects")
@@ -372,9 +395,10 @@ def read_effects(r: Reader, n: int) -> list[tuple[int, int, int, int]]:
         elif code == k.E_DUEL:
             a = e.int("a", k.F_OTH, k.F_GIV)
             b = e.int("b", 1, k.MAX_COPIES)
-        elif code in (k.E_DISCARD, k.E_GIVE, k.E_OTH_DRAW):
-            a = e.int("a", 0, 0)
-            b = e.int("b", 1, DUEL_HIGH if code == k.E_OTH_DRAW else HALF_DECK)
+        elif code == k.E_OTH_DRAW:
+            a, b = e.int("a", 0, 0), duel_high.read(e, "b", 1)
+        elif code in (k.E_DISCARD, k.E_GIVE):
+            a, b = e.int("a", 0, 0), e.int("b", 1, HALF_DECK)
         else:
             a, b = e.int("a", 0, 0), e.int("b", 0, 0)
         e.done()
