@@ -28,6 +28,9 @@ STATUS_NAMES = ("running", "terminated", "truncated")  # layout.RUNNING, TERMINA
 HEADER_KEYS = ("env_id", "config", "status", "turn", "rng")  # every game's state dict has them
 HISTORY_KEY = "history"  # the kept public actions, with the `history` option on
 RNG_WORD = 1 << 32  # the PRNG state is four 32-bit words
+# the highest `turn` any state dict may give: the int64 row holds it and every turn played
+# on from it; each game's loader bounds the turn further by what its position allows
+TURN_LIMIT = 1 << 62
 FIELD = object()  # `value` not given: read the field named `key` (a given value may be None)
 
 
@@ -170,7 +173,7 @@ def read_header(r: Reader, row: np.ndarray, config: dict, seed: int | None) -> N
 
     read_identity(r, config)
     row[layout.STATUS] = r.choice("status", STATUS_NAMES)
-    row[layout.TURN] = r.int("turn", 0)
+    row[layout.TURN] = r.int("turn", 0, TURN_LIMIT)
     if "rng" in r.d:
         words = r.ints("rng", 0, RNG_WORD - 1, length=4)
         if not any(words):
