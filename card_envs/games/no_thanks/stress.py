@@ -25,8 +25,8 @@ def _at(game: Game, d: dict, turn: str = "low", **changes) -> dict:
 def positions(game: Game, seed: int) -> list[dict]:
     n = game.num_players
     total = n * int(k.starting_tokens(n))
-    mid = played(game, seed, 10**4, stop=lambda d: len(d["deck"]) <= 14)  # 9 or 10 taken
-    last = played(game, seed + 1, 10**4, stop=lambda d: not d["deck"])  # the 24th card
+    mid = played(game, seed, 10**4, stop=lambda row: row[k.NEXT] >= 10)  # 9 cards taken
+    last = played(game, seed + 1, 10**4, stop=lambda row: row[k.NEXT] == k.NUM_PLAYED)  # 24th
     end = played(game, seed + 2, 10**4)
     actor = mid["current_player"]
     alone = [0] * n
