@@ -14,7 +14,7 @@ from agents import make_agent
 from card_envs import make, make_vec, positions
 from card_envs.core.loading import StateDictError
 from card_envs.games.double_or_nothing import engine as k
-from card_envs.testing import checks
+from card_envs.testing import checks, corners
 
 ENV_ID, RUN_ID = "double_or_nothing_v0", "double_or_nothing_run_v0"
 PASS, PLAY_7_8 = k.PASS, int(k.action_of(7, 8))
@@ -343,3 +343,32 @@ def test_a_won_game_before_the_last_stage_is_refused():
     assert info == {"stage": 1, "games_won": 1} and not last.action_masks().any()
     with pytest.raises(RuntimeError, match="call reset"):
         make(RUN_ID).state_dict()
+
+
+@pytest.mark.parametrize(
+    ("field", "message"),
+    [
+        (("hands", 1, 0), r"hands\[1\]\[0\]: 2147483648 is not in 0\.\.8"),
+        (("trick", 3), r"trick\[3\]: 2147483648 is not in 0\.\.8"),
+    ],
+)
+def test_a_count_beyond_every_copy_is_refused_before_anything_is_built(field, message):
+    """Issue 36: a state dict whose hands[1][0] is 2147483648 made load_state_dict expand
+    the count into a list of cards: the process grew to 24 GB and the kernel's OOM killer
+    took it (a MemoryError under a memory cap). Every count is bounded by the copies of a
+    number (8 at stage 1) before any card is listed."""
+    env = loaded()
+    before = env.state_dict()
+    d = hand_written()
+    *path, last = field
+    target = d
+    for key in path:
+        target = target[key]
+    target[last] = 2**31
+    with corners.memory_capped(), pytest.raises(StateDictError, match=message):
+        env.load_state_dict(d)
+    assert env.state_dict() == before
+    run = make(RUN_ID)
+    run.reset(seed=0)
+    with corners.memory_capped(), pytest.raises(StateDictError, match="game: .*" + message):
+        run.load_state_dict(run_dict(d))

@@ -211,12 +211,12 @@ class DoubleOrNothing(Game):
         if turn > cap:
             r.fail("turn", f"{turn}: no game of this config lasts beyond turn {cap}")
         player = r.int("current_player", 0, 1)
-        hands = [r.ints(f"hands[{p}]", 0, length=k.NUM_NUMBERS, value=h)
+        each = 8 * int(k.scale(self.stage))  # every copy of a number: bounds every count
+        hands = [r.ints(f"hands[{p}]", 0, each, length=k.NUM_NUMBERS, value=h)
                  for p, h in enumerate(r.per_seat("hands", 2))]  # fmt: skip
         decks = [r.ints(f"decks[{p}]", 1, k.NUM_NUMBERS, value=d)
                  for p, d in enumerate(r.per_seat("decks", 2))]  # fmt: skip
-        trick = r.ints("trick", 0, length=k.NUM_NUMBERS)
-        each = 8 * int(k.scale(self.stage))
+        trick = r.ints("trick", 0, each, length=k.NUM_NUMBERS)
         r.partition(
             {"hands": _numbers(hands[0]) + _numbers(hands[1]), "trick": _numbers(trick),
              "decks": decks[0] + decks[1]},
