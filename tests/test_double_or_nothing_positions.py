@@ -12,9 +12,11 @@ import pytest
 
 from agents import make_agent
 from card_envs import make, make_vec, positions
+from card_envs.core.config import COUNT_CAP
 from card_envs.core.loading import StateDictError
 from card_envs.games.double_or_nothing import engine as k
-from card_envs.testing import checks
+from card_envs.games.double_or_nothing.spec import MAX_STAGE
+from card_envs.testing import checks, corners
 
 ENV_ID, RUN_ID = "double_or_nothing_v0", "double_or_nothing_run_v0"
 PASS, PLAY_7_8 = k.PASS, int(k.action_of(7, 8))
@@ -343,3 +345,66 @@ def test_a_won_game_before_the_last_stage_is_refused():
     assert info == {"stage": 1, "games_won": 1} and not last.action_masks().any()
     with pytest.raises(RuntimeError, match="call reset"):
         make(RUN_ID).state_dict()
+
+
+@pytest.mark.parametrize(
+    ("field", "message"),
+    [
+        (("hands", 1, 0), r"hands\[1\]\[0\]: 2147483648 is not in 0\.\.8"),
+        (("trick", 3), r"trick\[3\]: 2147483648 is not in 0\.\.8"),
+    ],
+)
+def test_a_count_beyond_every_copy_is_refused_before_anything_is_built(field, message):
+    """Issue 36: a state dict whose hands[1][0] is 2147483648 made load_state_dict expand
+    the count into a list of cards: the process grew to 24 GB and the kernel's OOM killer
+    took it (a MemoryError under a memory cap). Every count is bounded by the copies of a
+    number (8 at stage 1) before any card is listed."""
+    env = loaded()
+    before = env.state_dict()
+    d = hand_written()
+    *path, last = field
+    target = d
+    for key in path:
+        target = target[key]
+    target[last] = 2**31
+    with corners.memory_capped(), pytest.raises(StateDictError, match=message):
+        env.load_state_dict(d)
+    assert env.state_dict() == before
+    run = make(RUN_ID)
+    run.reset(seed=0)
+    with corners.memory_capped(), pytest.raises(StateDictError, match="game: .*" + message):
+        run.load_state_dict(run_dict(d))
+
+
+def live(env) -> bool:
+    return not any(env.terminations.values()) and not any(env.truncations.values())
+
+
+@pytest.mark.parametrize("stage", range(1, MAX_STAGE + 1))
+def test_the_corner_positions_of_every_stage_keep_every_guarantee(stage):
+    """Decks and hands scale by 2**(g-1) up to stage 10 (4096 copies of a number; the
+    conformance configs stop at stage 3): from each corner position, with the largest
+    max_turns (a cap of 1,000,000 x 2**(g-1) turns), 30 random steps keep the laws and the
+    observation bounds, and the position reloads and puts every action in words; the turn
+    one short of the cap truncates the game on the next step."""
+    config = {"stage": stage, "max_turns": COUNT_CAP}
+    env, twin = make(ENV_ID, **config), make(ENV_ID, **config)
+    env.reset(seed=stage)
+    twin.reset(seed=stage)
+    rng = np.random.default_rng(stage)
+    states = env.game.stress_positions(seed=stage)
+    assert states[1]["turn"] == COUNT_CAP * 2 ** (stage - 1) - 1
+    for i, d in enumerate(states):
+        env.load_state_dict(d)
+        for step in range(30):
+            where = f"stage {stage} corner position {i} step {step}"
+            corners.check_position(env, where)
+            if step % 10 == 0 or not live(env):
+                corners.check_reload(env, twin, where)
+                corners.check_descriptions(env.game, env._row, where)
+            if not live(env):
+                break
+            mask = env.observe(env.agent_selection)["action_mask"]
+            env.step(int(rng.choice(np.flatnonzero(mask))))
+        if i == 1:
+            assert env.state_dict()["status"] == "truncated" and step == 1

@@ -71,7 +71,9 @@ BAD = [
     (lambda d: d.update(status="over"), r"status: 'over' is not one of \['running'"),
     (lambda d: d.update(status="truncated"), "status: No Thanks! games are never truncated"),
     (lambda d: d.update(turn=-1), r"turn: -1 is not in 0\.\."),
-    (lambda d: d.update(turn=5), "turn: 5 turns cannot have taken 22 cards"),
+    (lambda d: d.update(turn=5), r"turn: 5 turns cannot have taken 22 cards .* 26\.\.752 can"),
+    (lambda d: d.update(turn=753), r"turn: 753 turns cannot have taken 22 cards .* 26\.\.752"),
+    (lambda d: d.update(turn=2**63), r"turn: 9223372036854775808 is not in 0\.\.4611686018427"),
     (lambda d: d.update(current_player=3), r"current_player: 3 is not in 0\.\.2"),
     (lambda d: d.update(current_player="1"), "current_player: '1' is not an int"),
     (
@@ -113,3 +115,14 @@ def test_a_finished_position_refuses_what_the_end_rules_out():
     not_a_dict = json.dumps(hand_written())
     with pytest.raises(StateDictError, match="a state dict must be a dict, got str"):
         make("no_thanks_v0", num_players=3).load_state_dict(not_a_dict)
+
+
+def test_the_most_turns_the_rules_allow_load_and_play_on():
+    """22 cards taken and 4 tokens on the 23rd: at most 33 passes on each taken card, 4 on
+    this one, so 22 + 22 x 33 + 4 = 752 turns; a game at that turn count plays to its end."""
+    env = make("no_thanks_v0", num_players=3)
+    env.reset(seed=3)
+    env.load_state_dict(edit(lambda d: d.update(turn=752)))
+    while not any(env.terminations.values()):
+        env.step(TAKE)
+    assert env.state_dict()["turn"] == 754

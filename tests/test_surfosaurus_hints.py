@@ -78,3 +78,20 @@ def test_the_heuristic_plays_a_card_with_the_largest_hint():
             action = agent.act(obs["observation"], mask)
             assert hints[action] == hints[mask == 1].max()
             env.step(action)
+
+
+def test_the_heuristic_plays_a_legal_card_whatever_the_points_table():
+    """With every value worth 10,000 points (the most allowed) a card that scores nothing
+    was weighed at -10 (its cost / 1000) and lost to the start value -1: the heuristic
+    answered -1, no card. It compares gain, then cost, and plays a game to its end."""
+    from card_envs import make
+    from card_envs.games.surfosaurus.spec import MAX_POINTS
+
+    env = make("surfosaurus_max_v0", num_players=6, points=(MAX_POINTS,) * 12)
+    agent = make_agent("heuristic", "surfosaurus_max_v0", num_players=6, points=(MAX_POINTS,) * 12)
+    env.reset(seed=0)
+    while not any(env.terminations.values()):
+        obs = env.observe(env.agent_selection)
+        action = agent.act(obs["observation"], obs["action_mask"])
+        assert obs["action_mask"][action] == 1
+        env.step(action)

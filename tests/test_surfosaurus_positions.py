@@ -13,8 +13,8 @@ import pytest
 from card_envs import make, make_vec, positions
 from card_envs.core.loading import StateDictError
 from card_envs.games.surfosaurus import engine as k
-from card_envs.games.surfosaurus.spec import DEFAULT_POINTS, card_id
-from card_envs.testing import checks
+from card_envs.games.surfosaurus.spec import DEFAULT_POINTS, MAX_POINTS, card_id
+from card_envs.testing import checks, corners
 
 ENV_ID = "surfosaurus_max_v0"
 RED_4 = card_id(0, 4)
@@ -214,3 +214,11 @@ def test_points_must_be_what_the_collected_cards_can_be_worth():
         loaded(edit(lambda d: d.update(full_points=[1, 3]), d))
     with pytest.raises(StateDictError, match="out_of_play: list the cards in order"):
         loaded(edit(lambda d: d["out_of_play"].reverse(), d))
+
+
+@pytest.mark.parametrize("num_players", [2, 6])
+def test_corner_positions_with_the_largest_points_keep_their_bounds(num_players):
+    """Every value worth the most points allowed: from the corners (one seat holding every
+    point, all tied) the scores and hints stay exact and inside the observation bounds."""
+    config = {"num_players": num_players, "points": (MAX_POINTS,) * 12, "hints": True}
+    corners.check_stress(ENV_ID, config)

@@ -95,7 +95,7 @@ def _segments(row: np.ndarray, p: int) -> list[int]:
     return out
 
 
-def _numbers(counts: Sequence[int]) -> list[int]:
+def card_numbers(counts: Sequence[int]) -> list[int]:
     """The cards that per-number counts stand for: [1, 1, 3] for counts 2, 0, 1."""
     return [v + 1 for v, c in enumerate(counts) for _ in range(c)]
 
@@ -211,16 +211,16 @@ class DoubleOrNothing(Game):
         if turn > cap:
             r.fail("turn", f"{turn}: no game of this config lasts beyond turn {cap}")
         player = r.int("current_player", 0, 1)
-        hands = [r.ints(f"hands[{p}]", 0, length=k.NUM_NUMBERS, value=h)
+        each = 8 * int(k.scale(self.stage))  # every copy of a number: bounds every count
+        hands = [r.ints(f"hands[{p}]", 0, each, length=k.NUM_NUMBERS, value=h)
                  for p, h in enumerate(r.per_seat("hands", 2))]  # fmt: skip
         decks = [r.ints(f"decks[{p}]", 1, k.NUM_NUMBERS, value=d)
                  for p, d in enumerate(r.per_seat("decks", 2))]  # fmt: skip
-        trick = r.ints("trick", 0, length=k.NUM_NUMBERS)
-        each = 8 * int(k.scale(self.stage))
+        trick = r.ints("trick", 0, each, length=k.NUM_NUMBERS)
         r.partition(
-            {"hands": _numbers(hands[0]) + _numbers(hands[1]), "trick": _numbers(trick),
-             "decks": decks[0] + decks[1]},
-            _numbers([each] * k.NUM_NUMBERS),
+            {"hands": card_numbers(hands[0]) + card_numbers(hands[1]),
+             "trick": card_numbers(trick), "decks": decks[0] + decks[1]},
+            card_numbers([each] * k.NUM_NUMBERS),
         )  # fmt: skip
         play = self._read_play(r, trick)
         leader = r.int("leader", 0, 1)
@@ -319,6 +319,11 @@ class DoubleOrNothing(Game):
         row[left : left + k.NUM_NUMBERS] = np.bincount(deck[:top], minlength=9)[1:]
         row[k.FRESH + k.BOOK * p :][: k.NUM_NUMBERS] = fresh
         row[k.PINNED + p] = sum(1 << (v - 1) for v in pinned)
+
+    def stress_positions(self, seed: int) -> list[dict]:
+        from card_envs.games.double_or_nothing import stress  # stress builds on this module
+
+        return stress.positions(self, seed)
 
     def render(self, row: np.ndarray, seat: int) -> str:
         s = self.state_dict(row)

@@ -46,6 +46,13 @@ def score(cards: Iterable[int], tokens: int) -> int:
     return int(k.card_points(np.int64(_mask_of(int(c) for c in cards)), np.int64(tokens)))
 
 
+def turn_range(taken: int, pot: int, total: int) -> tuple[int, int]:
+    """The turns a game can have played when `taken` cards were taken and `pot` tokens lie on
+    the card on offer: a turn is a take or a pass, the pot holds the passes on the card on
+    offer, and no card is passed more often than there are tokens (`total`)."""
+    return taken + pot, taken * (total + 1) + pot
+
+
 def _runs_text(cards: list[int]) -> str:
     runs = table.runs(cards)
     return " ".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs) or "-"
@@ -149,8 +156,13 @@ class NoThanks(Game):
         if not running and pot:
             r.fail("pot", f"the game is over, so the last card took the pot; it holds {pot}")
         taken = sorted(places["cards"])
-        if row[layout.TURN] < len(taken):
-            r.fail("turn", f"{row[layout.TURN]} turns cannot have taken {len(taken)} cards")
+        low, high = turn_range(len(taken), pot, total)
+        if not low <= row[layout.TURN] <= high:
+            r.fail(
+                "turn",
+                f"{row[layout.TURN]} turns cannot have taken {len(taken)} cards with {pot} "
+                f"token(s) on the card on offer: {low}..{high} can",
+            )
         nxt = k.NUM_PLAYED - len(deck)
         row[k.DECK : k.DECK + k.NUM_CARDS] = taken + offer + deck + removed
         row[k.NEXT] = nxt
@@ -158,6 +170,11 @@ class NoThanks(Game):
         row[k.POT] = pot
         row[k.TOKENS : k.TOKENS + n] = tokens
         row[k.CARDS : k.CARDS + n] = [_mask_of(hand) for hand in cards]
+
+    def stress_positions(self, seed: int) -> list[dict]:
+        from card_envs.games.no_thanks import stress  # stress builds on this module
+
+        return stress.positions(self, seed)
 
     def render(self, row: np.ndarray, seat: int) -> str:
         s = self.state_dict(row)

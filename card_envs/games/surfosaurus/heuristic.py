@@ -27,7 +27,8 @@ def heuristic_actions(obs, masks, out, n, points):
                     cards[count] = c
                     mine[count] = rel == 0
                     count += 1
-        best_gain = -1.0
+        best_gain = 0.0
+        best_cost = 0
         best_card = -1
         for c in range(k.NUM_CARDS):
             if masks[i, c] == 0:
@@ -35,9 +36,9 @@ def heuristic_actions(obs, masks, out, n, points):
             cards[count] = c
             mine[count] = True
             gain = k.seat_gain(cards, mine, count + 1, size, points, flags)
-            # prefer more gain, then giving away fewer points
-            gain -= points[c % NUM_VALUES] / 1000.0
-            if gain > best_gain:
-                best_gain = gain
-                best_card = c
+            cost = points[c % NUM_VALUES]
+            # more gain first, then giving away fewer points: compared in turn, as a
+            # weighted sum would let a large points table's costs outweigh the gains
+            if best_card < 0 or gain > best_gain or (gain == best_gain and cost < best_cost):
+                best_gain, best_cost, best_card = gain, cost, c
         out[i] = best_card

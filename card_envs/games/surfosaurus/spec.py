@@ -353,6 +353,11 @@ class Surfosaurus(Game):
                 )
         return full, half2, collected
 
+    def stress_positions(self, seed: int) -> list[dict]:
+        from card_envs.games.surfosaurus import stress  # stress builds on this module
+
+        return stress.positions(self, seed)
+
     def render(self, row: np.ndarray, seat: int) -> str:
         s = self.state_dict(row)
         n = s["num_players"]
