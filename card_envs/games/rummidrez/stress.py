@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from card_envs.core.engine import Game
+from card_envs.core.stress import settled
 from card_envs.games.rummidrez import engine as k
 from card_envs.games.rummidrez.solver import NUM_FIGURES as FIGURES
 from card_envs.games.rummidrez.solver import NUM_NUMBERS as NUMBERS
@@ -162,8 +163,6 @@ class _Corner:
             hands[q] = hands.get(q, []) + pool.next(least[q] + (spare + i) // m)
         actions = hand_turns if solo else 3 * hand_turns + BEFORE[phase]
         d = copy.deepcopy(self.deal)
-        for key in DERIVED:
-            d.pop(key)
         d.update(
             turn=actions + placements + (placements > len(placed)),
             current_player=player,
@@ -183,7 +182,7 @@ class _Corner:
             refilled=not solo,
             winner=winner,
         )
-        return self.game.state_dict(self.game.load_state_dict(d))
+        return settled(self.game, d, DERIVED)
 
 
 # --- the corners of 2-4 players -----------------------------------------------------------------
