@@ -528,20 +528,21 @@ class AecSoak:
 
     def play(self, g: int) -> None:
         """AEC game g: reset with seed base + g, players (`heuristic_seats`, then their
-        random choices) from default_rng([base, g]); abandoned at its first broken law."""
+        random choices) from default_rng([base, g]); abandoned at its first broken law. Each
+        position is checked as the seat to act observes it (`last()`), the final one with
+        every seat's observation, before the dead steps."""
         env, game = self.env, self.game
         rng = np.random.default_rng([self.base, g])
         heuristic = heuristic_seats(rng, 1, game.num_players)[0]
         seat = {agent: i for i, agent in enumerate(env.possible_agents)}
         env.reset(seed=self.base + g)
-        if self.broken(g, 0, env.observe(env.agent_selection)["observation"]):
-            return
         steps = 0
         for agent in env.agent_iter():
             obs, _reward, terminated, truncated, _info = env.last()
             if terminated or truncated:
-                env.step(None)
-                continue
+                break
+            if self.broken(g, steps, obs["observation"]):
+                return
             mask = obs["action_mask"]
             if heuristic[seat[agent]]:
                 action = int(game.heuristic_actions(obs["observation"][None], mask[None])[0])
@@ -550,18 +551,15 @@ class AecSoak:
                 action = int(legal[int(rng.random() * len(legal))])
             env.step(action)
             steps += 1
-            if self.broken(g, steps, self.seen(env)):
-                return
             if steps > MAX_AEC_STEPS:
                 raise RuntimeError(f"game not over after {MAX_AEC_STEPS:,} actions")
+        final = np.stack([env.observe(agent)["observation"] for agent in env.possible_agents])
+        if self.broken(g, steps, final):
+            return
+        for _agent in env.agent_iter():
+            env.step(None)
         self.res.aec_truncated += int(env._row[layout.STATUS] == layout.TRUNCATED)
         self.res.measure(game, env._row)
-
-    def seen(self, env: Any) -> np.ndarray:
-        """What the seat to act sees; every seat's observation once the game is over."""
-        if env._row[layout.STATUS] == layout.RUNNING:
-            return env.observe(env.agent_selection)["observation"]
-        return np.stack([env.observe(agent)["observation"] for agent in env.possible_agents])
 
     def broken(self, g: int, steps: int, observed: np.ndarray) -> bool:
         """Check the position (`observed`: its observations to check); a violation is
