@@ -16,7 +16,7 @@ of the specs in `STRENGTH` for that env against the heuristic in every other sea
 rate of the searching seat with its 95% Wilson interval, the fair share 1/n, and its
 milliseconds per decision as measured (forced moves included, which cost nothing).
 `--against ppo` seats the shipped trained model (`ppo`) in every other seat instead, at the
-config that model was trained with (`agents.ppo.shipped_config`), which the table prints;
+config that model was trained with (`card_envs.agents.ppo.shipped_config`), which the table prints;
 against the heuristic the games use the env's default config.
 
 Single-threaded numba; the numbers depend on the machine and on what else runs on it.
@@ -28,9 +28,9 @@ import argparse
 import time
 
 import numpy as np
+from card_envs.agents.ismcts import SPECS_10MS, ISMCTSAgent
+from card_envs.agents.ppo import shipped_config
 
-from agents.ismcts import SPECS_10MS, ISMCTSAgent
-from agents.ppo import shipped_config
 from card_envs.core import layout
 from card_envs.evaluation import evaluate
 from card_envs.registry import make_game, multi_agent_env_ids

@@ -18,7 +18,7 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from training.config import load_config
+from card_envs.training.config import load_config
 
 DEFAULT_CONFIG = "configs/training/no_thanks_rllib.yaml"
 OFF = 10**12  # steps between periodic evaluations / checkpoints: never
@@ -41,9 +41,8 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse_args(argv)
 
     import ray
-
-    from training.rllib.train import train as train_rllib
-    from training.train import train as train_sb3
+    from card_envs.training.rllib.train import train as train_rllib
+    from card_envs.training.train import train as train_sb3
 
     rows = []
     with tempfile.TemporaryDirectory() as tmp:

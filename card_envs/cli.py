@@ -3,32 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import ast
 import sys
 import time
 import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from agents.registry import SPEC_HELP
+from card_envs.agents.registry import SPEC_HELP
+from card_envs.commands import one_line_errors, parse_config_pairs
 from card_envs.registry import env_ids
 
 if TYPE_CHECKING:
     from card_envs.evaluation import Evaluation
-
-
-def parse_config_pairs(pairs: list[str]) -> dict:
-    config = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep:
-            raise SystemExit(f"--config takes key=value, got {pair!r}")
-        try:
-            config[key] = ast.literal_eval(value)
-        except (ValueError, SyntaxError):  # true/false as YAML configs write them, or a word
-            config[key] = {"true": True, "false": False}.get(value.lower(), value)
-    return config
 
 
 def _evaluate(args: argparse.Namespace, workers: int | None, **kwargs) -> Evaluation:
@@ -222,7 +207,7 @@ def cmd_serve(args: argparse.Namespace) -> None:
 
 
 def cmd_train(args: argparse.Namespace) -> None:
-    from training.train import run
+    from card_envs.training.train import run
 
     run(args)
 
@@ -234,7 +219,7 @@ def cmd_dataset(args: argparse.Namespace) -> None:
 
 
 def cmd_exploit(args: argparse.Namespace) -> None:
-    from training.exploit import run
+    from card_envs.training.exploit import run
 
     run(args)
 
@@ -336,7 +321,7 @@ def main(argv: list[str] | None = None) -> None:
         help="train a MaskablePPO baseline from a YAML config (needs the train extra)",
         description="Train a MaskablePPO baseline; see docs/training.md.",
     )
-    from training.train import build_parser
+    from card_envs.training.train import build_parser
 
     build_parser(tr)
 
@@ -345,7 +330,7 @@ def main(argv: list[str] | None = None) -> None:
         help="a lower bound on an agent's exploitability: train against it, then evaluate",
         description="Train a fresh learner against a frozen target; see docs/evaluation.md.",
     )
-    from training.exploit import build_parser as build_exploit_parser
+    from card_envs.training.exploit import build_parser as build_exploit_parser
 
     build_exploit_parser(x)
 
@@ -395,18 +380,6 @@ def main(argv: list[str] | None = None) -> None:
         return
     with one_line_errors("card-envs"):
         commands[args.command](args)
-
-
-@contextmanager
-def one_line_errors(prog: str) -> Iterator[None]:
-    """Bad input (a ValueError, or an ImportError naming a missing extra) ends the command
-    with one line `<prog>: error: ...` and exit status 2; `python -m training.train` and the
-    other modules that are also `card-envs` commands end the same way."""
-    try:
-        yield
-    except (ValueError, ImportError) as err:
-        print(f"{prog}: error: {err}", file=sys.stderr)
-        raise SystemExit(2) from None
 
 
 if __name__ == "__main__":

@@ -263,7 +263,7 @@ def build_parser(parser=None):
 
 
 def run(args) -> Any:
-    from card_envs.cli import parse_config_pairs
+    from card_envs.commands import parse_config_pairs
     from card_envs.tournament.records import read_jsonl
 
     sources = [s for s in ("env", "records", "store") if getattr(args, s)]
@@ -291,7 +291,7 @@ def run(args) -> Any:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from card_envs.cli import one_line_errors
+    from card_envs.commands import one_line_errors
 
     args = build_parser().parse_args(argv)
     with one_line_errors("dataset"):

@@ -62,9 +62,9 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from agents import Agent, make_agent
-from agents.base import policy_entry
-from agents.human import check_unattended
+from card_envs.agents import Agent, make_agent
+from card_envs.agents.base import policy_entry
+from card_envs.agents.human import check_unattended
 from card_envs.core import layout
 from card_envs.core.batched import SKIP
 from card_envs.registry import KERNEL_GROUPS, make_game, make_vec
@@ -160,8 +160,8 @@ class GameBatch:
     # spent choosing them (a batch call's time shared evenly among its positions)
     moves: np.ndarray | None = None
     think: np.ndarray | None = None
-    # per game, when recorded: each decision's policy (`agents.base.policy_entry`; None for
-    # an agent without one), in the order of `actions`
+    # per game, when recorded: each decision's policy (`card_envs.agents.base.policy_entry`;
+    # None for an agent without one), in the order of `actions`
     policy: list[list[dict | None]] | None = None
 
     @staticmethod

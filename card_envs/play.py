@@ -1,7 +1,7 @@
 """Games with people at a terminal: `card-envs play ENV_ID --agents human,heuristic,...`.
 
 `play` deals games of a multi-agent id with one agent per seat, any of them `human`
-(`agents.human.HumanAgent`), and runs them on the game's engine row. At a person's turn it
+(`card_envs.agents.human.HumanAgent`), and runs them on the game's engine row. At a person's turn it
 shows that seat's view (the game's text render for the seat: other seats' hidden cards are
 not in it), the moves of the other seats since the person's last turn in words
 (`Game.describe_action`, as the person may know them) and the legal actions, numbered, in
@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from agents import Agent, make_agent
-from agents.human import HumanAgent, Quit, Terminal
+from card_envs.agents import Agent, make_agent
+from card_envs.agents.human import HumanAgent, Quit, Terminal
 from card_envs.core import layout
 from card_envs.core.engine import Game
 from card_envs.registry import make, make_game, multi_agent_env_ids

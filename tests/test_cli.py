@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from agents.registry import SPEC_HELP
+from card_envs.agents.registry import SPEC_HELP
 from card_envs.cli import main
 
 
@@ -74,7 +74,7 @@ def test_replay_errors_are_one_line(tmp_path, capsys):
 
 def test_config_values_are_python_or_yaml_literals():
     """`--config` takes what a Python literal or a YAML config would write: `true` is True."""
-    from card_envs.cli import parse_config_pairs
+    from card_envs.commands import parse_config_pairs
 
     parsed = parse_config_pairs(["skip_forced=true", "play_drawn=False", "num_players=3", "x=word"])
     assert parsed == {"skip_forced": True, "play_drawn": False, "num_players": 3, "x": "word"}

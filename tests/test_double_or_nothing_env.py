@@ -10,6 +10,7 @@ import re
 
 import numpy as np
 import pytest
+from card_envs.agents import make_agent
 from helpers_double_or_nothing import ENV_ID, make_env, situation
 from reference_double_or_nothing import (
     NUM_ACTIONS,
@@ -22,7 +23,6 @@ from reference_double_or_nothing import (
 )
 
 import card_envs
-from agents import make_agent
 from card_envs.core import scene
 from card_envs.core.loading import HEADER_KEYS
 from card_envs.games.double_or_nothing import engine as k

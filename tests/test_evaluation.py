@@ -6,9 +6,9 @@ import statistics
 
 import numpy as np
 import pytest
+from card_envs.agents import Agent, RandomAgent
 
 import card_envs
-from agents import Agent, RandomAgent
 from card_envs import evaluation
 from card_envs.evaluation import (
     Chunk,

@@ -234,7 +234,7 @@ def test_the_run_env_keeps_both_seats_moves():
 
 
 def test_training_configs_take_the_option():
-    from training.config import load_config
+    from card_envs.training.config import load_config
 
     cfg = load_config(EXPERIMENTS / "no_thanks_history_on.yaml")
     assert cfg.config["history"] > 0 and not cfg.config["public_tokens"]
@@ -268,8 +268,9 @@ def _positions(history: int):
 
 @pytest.mark.parametrize("pad", [False, True], ids=["own", "padded"])
 def test_a_model_trained_with_history_k_reads_the_k_newest_of_a_longer_one(tmp_path, pad):
-    from agents import make_agent
-    from agents.ppo import ModelError
+    from card_envs.agents import make_agent
+    from card_envs.agents.ppo import ModelError
+
     from card_envs.core.padding import Padding, padded_size
 
     model, path = _tiny_model(tmp_path, 3, pad)
@@ -286,7 +287,7 @@ def test_a_model_trained_with_history_k_reads_the_k_newest_of_a_longer_one(tmp_p
 
 def test_the_shipped_model_plays_with_history_by_dropping_the_slice():
     pytest.importorskip("sb3_contrib")
-    from agents import make_agent
+    from card_envs.agents import make_agent
 
     obs, masks = _positions(8)
     own = make_game("no_thanks_v0", num_players=4).obs_size

@@ -1,5 +1,5 @@
-"""The ISMCTS agent (`agents.ismcts`, `card_envs.core.ismcts`): legal and reproducible play in
-evaluations, no use of hidden information, winning moves found, and the tree statistics
+"""The ISMCTS agent (`card_envs.agents.ismcts`, `card_envs.core.ismcts`): legal and reproducible
+play in evaluations, no use of hidden information, winning moves found, and the tree statistics
 against a plain-Python reference."""
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ import math
 
 import numpy as np
 import pytest
+from card_envs.agents import make_agent
+from card_envs.agents.human import Terminal
+from card_envs.agents.ismcts import DEFAULT_SIMULATIONS, ISMCTSAgent
 from helpers_no_thanks import NO_THANKS, TAKE, make_env, write_situation
 
-from agents import make_agent
-from agents.human import Terminal
-from agents.ismcts import DEFAULT_SIMULATIONS, ISMCTSAgent
 from card_envs.core import ismcts, layout
 from card_envs.evaluation import evaluate
 from card_envs.play import play
@@ -94,8 +94,8 @@ def test_every_harness_passes_rows():
 
 
 def test_it_teaches_imitation_with_legal_moves():
-    from training.config import parse_config
-    from training.imitation import collect
+    from card_envs.training.config import parse_config
+    from card_envs.training.imitation import collect
 
     raw = {"env": "no_thanks_v0", "total_timesteps": 1000}
     cfg = parse_config({**raw, "imitation": {"teacher": "ismcts:10", "samples": 256}})

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from card_envs.core import layout
-from card_envs.core.padding import Padding, padded_size, player_range, rooms
+from card_envs.core.padding import Padding, padded_size, player_range
+from card_envs.core.segments import rooms
 from card_envs.registry import game_class, make_game, multi_agent_env_ids
 
 

@@ -14,21 +14,14 @@ import numpy as np
 import pytest
 import torch
 import yaml
-from ray.rllib.core.columns import Columns
-from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
-
-from agents import make_agent
-from agents.rllib import RLModuleAgent
-from card_envs.core import layout
-from card_envs.core.padding import Padding
-from card_envs.evaluation import evaluate
-from card_envs.registry import make_game, make_vec, multi_agent_env_ids
-from training.config import TrainConfigError, parse_config
-from training.imitation import collect
-from training.rllib.batched import BatchedEnvRunner
-from training.rllib.env import TurnEnv, agent_id, observation_space, parse_agent_id
-from training.rllib.modules import AgentModule, MaskedPPOModule
-from training.rllib.train import (
+from card_envs.agents import make_agent
+from card_envs.agents.rllib import RLModuleAgent
+from card_envs.training.config import TrainConfigError, parse_config
+from card_envs.training.imitation import collect
+from card_envs.training.rllib.batched import BatchedEnvRunner
+from card_envs.training.rllib.env import TurnEnv, agent_id, observation_space, parse_agent_id
+from card_envs.training.rllib.modules import AgentModule, MaskedPPOModule
+from card_envs.training.rllib.train import (
     LEARNER,
     SeatMapping,
     algorithm_config,
@@ -38,7 +31,14 @@ from training.rllib.train import (
     train,
     warm_start,
 )
-from training.train import build_parser, run
+from card_envs.training.train import build_parser, run
+from ray.rllib.core.columns import Columns
+from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+
+from card_envs.core import layout
+from card_envs.core.padding import Padding
+from card_envs.evaluation import evaluate
+from card_envs.registry import make_game, make_vec, multi_agent_env_ids
 
 
 def test_the_env_plays_the_engines_game_turn_by_turn():
@@ -540,7 +540,7 @@ def test_snapshots_are_frozen_copies_that_a_checkpoint_keeps(local_ray, tmp_path
 def test_pool_agents_are_seated_by_module_ids_of_their_own(local_ray, tmp_path):
     """A spec that is no valid module id (`ppo:path`) still sits in the pool; an agent that
     searches rows cannot act on an RLlib module's observations and is refused."""
-    from agents.ppo import shipped_model
+    from card_envs.agents.ppo import shipped_model
 
     with importlib.resources.as_file(shipped_model("no_thanks_v0")) as path:
         cfg = _config(

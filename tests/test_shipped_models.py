@@ -64,8 +64,8 @@ def test_the_shipped_solo_model_plays_with_hints_and_names_them_without():
     """Solo's hint is kept in the row by `step`, so the agent cannot compute it: the shipped
     solo model reads the hinted observation and is refused without hints, by a message
     naming its config."""
-    from agents import make_agent
-    from agents.ppo import ModelError
+    from card_envs.agents import make_agent
+    from card_envs.agents.ppo import ModelError
 
     assert note("rummidrez_solo_v0")["config"]["hints"] is True
     with pytest.raises(ModelError, match=r"shape \[338\].*size 283.*'hints': True"):

@@ -13,7 +13,8 @@ import pytest
 from card_envs import make, make_vec, positions
 from card_envs.core.loading import StateDictError
 from card_envs.games.surfosaurus import engine as k
-from card_envs.games.surfosaurus.spec import DEFAULT_POINTS, MAX_POINTS, card_id
+from card_envs.games.surfosaurus.engine import card_id
+from card_envs.games.surfosaurus.spec import DEFAULT_POINTS, MAX_POINTS
 from card_envs.testing import checks, corners
 
 ENV_ID = "surfosaurus_max_v0"

@@ -38,7 +38,7 @@ TOTAL, CHUNK = 40 * 6, 12
 # table seats a random agent (3 of a field of 4 with 2 random), so each chunk asks one.
 PAUSE = """\
 import signal, sys
-from agents.random_agent import RandomAgent
+from card_envs.agents.random_agent import RandomAgent
 from card_envs.cli import main
 from card_envs.tournament.store import Store
 

@@ -14,13 +14,14 @@ import yaml
 
 pytest.importorskip("sb3_contrib")
 
-from agents import make_agent  # noqa: E402
+from card_envs.agents import make_agent  # noqa: E402
 from card_envs.cli import main as cli_main  # noqa: E402
-from training import monitor  # noqa: E402
-from training.config import TrainConfigError, load_config, parse_config  # noqa: E402
-from training.opponents import OpponentPool, pfsp_weights  # noqa: E402
-from training.ship import ROLLOUT_STATE, ship  # noqa: E402
-from training.train import targets, train  # noqa: E402
+from card_envs.training import monitor  # noqa: E402
+from card_envs.training.config import TrainConfigError, load_config, parse_config  # noqa: E402
+from card_envs.training.opponents import OpponentPool, pfsp_weights  # noqa: E402
+from card_envs.training.run import targets  # noqa: E402
+from card_envs.training.ship import ROLLOUT_STATE, ship  # noqa: E402
+from card_envs.training.train import train  # noqa: E402
 
 CONFIGS = sorted(Path(__file__).resolve().parent.parent.glob("configs/training/*.yaml"))
 TINY = {
@@ -437,7 +438,7 @@ def test_bad_imitation_settings_are_named(imitation, message):
 
 
 def test_imitation_data_are_the_teachers_legal_moves_with_their_outcomes():
-    from training.imitation import collect
+    from card_envs.training.imitation import collect
 
     cfg = parse_config({**BASE, "imitation": {"teacher": "heuristic", "samples": 3000}})
     data = collect(cfg, cfg.imitation)
@@ -453,9 +454,9 @@ def test_imitation_data_are_the_teachers_legal_moves_with_their_outcomes():
 def test_imitation_makes_the_policy_play_like_the_teacher():
     from sb3_contrib import MaskablePPO
 
-    from agents.ppo import PolicyAgent
+    from card_envs.agents.ppo import PolicyAgent
+    from card_envs.training.imitation import collect, imitate_policy
     from card_envs.wrappers import SingleAgentVecEnv
-    from training.imitation import collect, imitate_policy
 
     cfg = parse_config(
         {**BASE, "imitation": {"teacher": "heuristic", "samples": 20_000, "epochs": 4}}
@@ -516,7 +517,7 @@ def test_a_dataset_is_found_by_its_id_in_the_minari_root_and_padded_for_a_mix(
 ):
     from card_envs.core.padding import Padding
     from card_envs.registry import make_game
-    from training.imitation import collect
+    from card_envs.training.imitation import collect
 
     monkeypatch.setenv("MINARI_DATASETS_PATH", str(datasets))
     imitation = {"dataset": "card_envs/no_thanks_v0/teach-v0", "samples": 500}

@@ -11,8 +11,8 @@ import threading
 
 import numpy as np
 import pytest
+from card_envs.agents.ismcts import SPECS_10MS
 
-from agents.ismcts import SPECS_10MS
 from card_envs import positions
 from card_envs.core.scene import strip_actions
 from card_envs.registry import multi_agent_env_ids, single_agent_env_ids

@@ -34,6 +34,7 @@ plus a little Python for config, inspection and text. The kernels, all `@njit(ca
 
 from __future__ import annotations
 
+import importlib
 from types import ModuleType
 from typing import Any, ClassVar
 
@@ -42,8 +43,8 @@ import numpy as np
 from card_envs.core import history, layout, loading, rng
 from card_envs.core.config import Option, resolve
 from card_envs.core.ismcts import all_moves
-from card_envs.core.padding import Segment
-from card_envs.core.scene import Scene
+from card_envs.core.scene import Scene, seat_name
+from card_envs.core.segments import Segment
 
 
 def run_policy(kernel: Any, observations: np.ndarray, masks: np.ndarray, *extra: Any):
@@ -100,7 +101,7 @@ class Game:
     obs_segments: ClassVar[tuple[Segment, ...]]
     # boolean options whose observation slots are a function of what the seat sees (hints):
     # a policy that reads them may compute them itself where a config has them off, by
-    # observing a copy of the row with the option on (`agents.ppo.PolicyAgent`)
+    # observing a copy of the row with the option on (`card_envs.agents.ppo.PolicyAgent`)
     derived_options: ClassVar[tuple[str, ...]] = ()
     # how many public action codes the engine's `public_action` gives (`history=K`)
     history_codes: ClassVar[int]
@@ -253,7 +254,21 @@ class Game:
         """State dicts of this config's corner positions, which random play rarely reaches
         (many identical cards, short piles, counters at their limits, long chains): the
         conformance suite plays on from each (`card_envs.testing.corners.check_stress`).
-        Games build them in their folder's `stress.py`, from `seed`."""
+        A game builds them in its folder's `stress.py`, as `positions(game, seed)`: the
+        folder of the game's class or of the nearest game class it derives from (none
+        without such a file)."""
+        for cls in type(self).__mro__[: type(self).__mro__.index(Game)]:
+            folder = cls.__module__.rpartition(".")[0]
+            if not folder:  # a game class in a module of its own
+                continue
+            name = f"{folder}.stress"
+            try:
+                module = importlib.import_module(name)
+            except ModuleNotFoundError as err:
+                if err.name in (name, folder):
+                    continue
+                raise
+            return module.positions(self, seed)
         return []
 
     def load_history(self, r: loading.Reader, row: np.ndarray) -> None:
@@ -283,6 +298,16 @@ class Game:
     def table(self, row: np.ndarray, viewer: int | None) -> Scene:
         """The table drawn as `viewer` sees it (`None`: every card shown); see `core.scene`."""
         raise NotImplementedError(f"{self.env_id} has no table drawing")
+
+    def result_line(self, row: np.ndarray, viewer: int | None) -> str:
+        """The head line of a finished game's table, from the game's own outcome: who won
+        (every seat sharing the win is a draw). The scores are left to the seats' panels."""
+        won = self.winners(row)
+        if len(won) == self.num_players:
+            return "Game over: a draw"
+        if len(won) == 1:
+            return f"Game over: {seat_name(won[0], viewer)} won"
+        return "Game over: " + " and ".join(seat_name(p, viewer) for p in won) + " share the win"
 
     def scene(self, row: np.ndarray, viewer: int | None = None) -> dict:
         """`table` as the JSON-able dict the browser and `core.raster` draw."""

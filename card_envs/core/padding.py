@@ -20,36 +20,11 @@ smaller K keeps the most recent entries (they come first), so a policy trained w
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from card_envs.core import history as hist
-
-if TYPE_CHECKING:
-    from card_envs.core.engine import Game
-
-SEAT_KINDS = ("one", "all", "others")
-
-
-@dataclass(frozen=True)
-class Segment:
-    """`unit` slots, once (`seats="one"`), once per seat (`"all"`) or once per other seat
-    (`"others"`); present only when the boolean option `option` is on, if one is named."""
-
-    name: str
-    unit: int
-    seats: str = "one"
-    option: str | None = None
-
-    def blocks(self, num_players: int) -> int:
-        return {"one": 1, "all": num_players, "others": num_players - 1}[self.seats]
-
-    def size(self, config: dict) -> int:
-        if self.option is not None and not config[self.option]:
-            return 0
-        return self.unit * self.blocks(config["num_players"])
+from card_envs.core.engine import Game
+from card_envs.core.segments import Segment, rooms
 
 
 def player_range(game_cls: type[Game]) -> tuple[int, int]:
@@ -151,20 +126,3 @@ class Padding:
             low[index] = np.minimum(low[index], lo[: len(index)])
             high[index] = np.maximum(high[index], hi[: len(index)])
         return low, high
-
-
-def slices(segments: tuple[Segment, ...], config: dict) -> dict[str, tuple[int, int]]:
-    """Name -> (start, size) of every segment of the observation under `config` (which
-    holds `num_players` and the segments' options)."""
-    out, start = {}, 0
-    for seg in segments:
-        size = seg.size(config)
-        out[seg.name] = (start, size)
-        start += size
-    return out
-
-
-def rooms(segments: tuple[Segment, ...], max_players: int) -> dict[str, tuple[int, int]]:
-    """Name -> (start, size) of every segment's room in the padded layout."""
-    every = {s.option: True for s in segments if s.option is not None}
-    return slices(segments, {"num_players": max_players, **every})

@@ -33,12 +33,7 @@ the outline in MARK, width 3. Text is sans-serif at the given size; its y is the
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
-
-import numpy as np
-
-if TYPE_CHECKING:
-    from card_envs.core.engine import Game
+from typing import Any
 
 CARD_W, CARD_H = 44, 62
 GAP = 6
@@ -214,14 +209,3 @@ def buttons(scene: dict, legal: Iterable[int]) -> list[int]:
 def strip_actions(scene: dict) -> dict:
     """`scene` with no action on any item (a seat that is not to act, a replay)."""
     return clickable(scene, ())
-
-
-def result_line(game: Game, row: np.ndarray, viewer: int | None) -> str:
-    """The head line of a finished game, from the game's own outcome: who won (every seat
-    sharing the win is a draw). The scores are left to the seats' panels."""
-    won = game.winners(row)
-    if len(won) == game.num_players:
-        return "Game over: a draw"
-    if len(won) == 1:
-        return f"Game over: {seat_name(won[0], viewer)} won"
-    return "Game over: " + " and ".join(seat_name(p, viewer) for p in won) + " share the win"

@@ -24,7 +24,7 @@ import numpy as np
 from pettingzoo.test import api_test, render_test, seed_test
 from pettingzoo.utils.wrappers import TerminateIllegalWrapper
 
-from card_envs.core import layout, padding, scene
+from card_envs.core import layout, padding, scene, segments
 from card_envs.core.aec import CardEnv
 from card_envs.registry import game_class, make, make_game, make_vec
 
@@ -504,8 +504,8 @@ def check_padding(env_id: str, config: Config, seed: int = 13) -> None:
     rest = np.ones(pad.size, dtype=bool)
     rest[taken] = False
     low, high = pad.bounds(game)
-    rooms = padding.rooms(type(game).obs_segments, padding.player_range(type(game))[1])
-    own = padding.slices(type(game).obs_segments, game.config)
+    rooms = segments.rooms(type(game).obs_segments, padding.player_range(type(game))[1])
+    own = segments.slices(type(game).obs_segments, game.config)
     for live in positions(env_id, config, seed, games=1, every=3):
         obs = live.observe(live.agent_selection)["observation"]
         padded = pad(obs)

@@ -149,8 +149,8 @@ EVENT_KEYS = {
 
 
 def _entries(where: str, env_id: str, config: dict, agents: Any) -> tuple[Entry, ...]:
-    from agents import make_agent
-    from agents.human import check_unattended
+    from card_envs.agents import make_agent
+    from card_envs.agents.human import check_unattended
 
     if not isinstance(agents, list) or not agents:
         _check.fail(where, f"agents={agents!r} must be a non-empty list of agent specs")

@@ -6,8 +6,8 @@ truncated, and `action_names`: each action in words, in its seat's context
 (`describe_action`), beside the ids; files without it (written before) still replay. With
 `record_policy`, also `policy`: per action, null for an agent without a policy, else
 `{"top": [[action, name, probability], ...], "value": v}`, the agent's most probable actions
-(`agents.base.policy_entry`; the chosen one always among them) and its value of the position
-for the seat to act (null if none). Records without it load and replay as before.
+(`card_envs.agents.base.policy_entry`; the chosen one always among them) and its value of the
+position for the seat to act (null if none). Records without it load and replay as before.
 `replay(record)` deals the game again with `card_envs.make(env_id, **config)` and
 `reset(seed=seed)`, plays the recorded actions and returns what the env reports; the batched
 engine that played the game and the AEC env share their kernels and their seeding, so the

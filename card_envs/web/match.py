@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from agents import Agent, make_agent
-from agents.base import policy_entry
+from card_envs.agents import Agent, make_agent
+from card_envs.agents.base import policy_entry
 from card_envs.core import layout, scene
 from card_envs.core.engine import Game
 from card_envs.play import win_text

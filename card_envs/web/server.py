@@ -45,9 +45,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from agents.ismcts import SPECS_10MS
-from agents.ppo import has_shipped_model, shipped_config
 from card_envs import positions
+from card_envs.agents.ismcts import SPECS_10MS
+from card_envs.agents.ppo import has_shipped_model, shipped_config
 from card_envs.core.config import Option
 from card_envs.core.scene import LOOK
 from card_envs.positions import Position

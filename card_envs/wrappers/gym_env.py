@@ -8,7 +8,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from agents import Agent
+from card_envs.agents import Agent
 from card_envs.core.aec import RENDER_FPS, check_modes, render_row
 from card_envs.core.spaces import LegalSampling, as_action
 from card_envs.wrappers.learner import LearnerSeats

@@ -15,7 +15,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from agents import Agent, make_agent
+from card_envs.agents import Agent, make_agent
 from card_envs.core.batched import SKIP, BatchedEnv
 from card_envs.registry import make_vec
 

@@ -10,7 +10,7 @@ import gymnasium
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 
-from agents import Agent
+from card_envs.agents import Agent
 from card_envs.core.padding import Padding
 from card_envs.core.spaces import LegalSampling
 from card_envs.wrappers.learner import LearnerSeats

@@ -1,5 +1,5 @@
 """The tables of docs/training.md and the README, from the JSON notes of the shipped models
-(`card_envs/models/<env_id>.json`, written by `training.ship`): a summary row per model,
+(`card_envs/models/<env_id>.json`, written by `card_envs.training.ship`): a summary row per model,
 then per model one row per setting with the win rates and their 95% intervals against
 each opponent of the final evaluation.
 

@@ -12,8 +12,8 @@ from card_envs.core.combos import range_copies, range_strength
 from card_envs.core.config import COUNT_CAP, Option
 from card_envs.core.engine import Game, run_policy
 from card_envs.core.loading import Reader
-from card_envs.core.padding import Segment
 from card_envs.core.scene import Scene
+from card_envs.core.segments import Segment
 from card_envs.games.double_or_nothing import batched, search, table
 from card_envs.games.double_or_nothing import engine as k
 from card_envs.games.double_or_nothing.heuristic import computer_actions, heuristic_actions
@@ -319,11 +319,6 @@ class DoubleOrNothing(Game):
         row[left : left + k.NUM_NUMBERS] = np.bincount(deck[:top], minlength=9)[1:]
         row[k.FRESH + k.BOOK * p :][: k.NUM_NUMBERS] = fresh
         row[k.PINNED + p] = sum(1 << (v - 1) for v in pinned)
-
-    def stress_positions(self, seed: int) -> list[dict]:
-        from card_envs.games.double_or_nothing import stress  # stress builds on this module
-
-        return stress.positions(self, seed)
 
     def render(self, row: np.ndarray, seat: int) -> str:
         s = self.state_dict(row)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from card_envs.core.scene import CARD_H, CARD_W, WIDTH, Scene, result_line, seat_name
+from card_envs.core.scene import CARD_H, CARD_W, WIDTH, Scene, seat_name
 from card_envs.games.double_or_nothing import engine as k
 
 STACK = 4  # cards drawn in a stack at most
@@ -44,7 +44,7 @@ def scene(game, row: np.ndarray, viewer: int | None) -> Scene:
     play = s["current_play"]
     out = Scene()
     if s["done"]:
-        head = result_line(game, row, viewer)
+        head = game.result_line(row, viewer)
         if s["truncated"]:
             head += " (turn limit reached)"
     else:

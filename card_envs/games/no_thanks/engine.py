@@ -10,9 +10,9 @@ from numba import njit
 
 from card_envs.core import history, layout
 from card_envs.core.combos import run_low_sum
-from card_envs.core.padding import Segment
 from card_envs.core.rewards import share_win
 from card_envs.core.rng import shuffle_slice, shuffle_sorted
+from card_envs.core.segments import Segment
 
 MAX_PLAYERS = 7
 LOW_CARD, HIGH_CARD = 3, 35

@@ -171,11 +171,6 @@ class NoThanks(Game):
         row[k.TOKENS : k.TOKENS + n] = tokens
         row[k.CARDS : k.CARDS + n] = [_mask_of(hand) for hand in cards]
 
-    def stress_positions(self, seed: int) -> list[dict]:
-        from card_envs.games.no_thanks import stress  # stress builds on this module
-
-        return stress.positions(self, seed)
-
     def render(self, row: np.ndarray, seat: int) -> str:
         s = self.state_dict(row)
         n = s["num_players"]

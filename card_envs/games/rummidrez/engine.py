@@ -30,9 +30,9 @@ import numpy as np
 from numba import njit
 
 from card_envs.core import history, layout
-from card_envs.core.padding import Segment, slices
 from card_envs.core.rewards import share_win
 from card_envs.core.rng import below, shuffle_slice, shuffle_sorted
+from card_envs.core.segments import Segment, slices
 from card_envs.games.rummidrez.solver import NUM_FIGURES, NUM_NUMBERS, best_addition, table_valid
 
 MAX_PLAYERS = 4

@@ -17,7 +17,7 @@ from card_envs.core.config import COUNT_CAP, Option
 from card_envs.core.engine import Game
 from card_envs.core.loading import Reader
 from card_envs.core.scene import Scene
-from card_envs.games.rummidrez import batched, search, stress, table
+from card_envs.games.rummidrez import batched, search, table
 from card_envs.games.rummidrez import engine as k
 from card_envs.games.rummidrez.heuristic import heuristic_actions
 from card_envs.games.rummidrez.solver import card_name, group_error, table_partition
@@ -527,9 +527,6 @@ class _RummidrezBase(Game):
 
     def table(self, row: np.ndarray, viewer: int | None) -> Scene:
         return table.scene(self, row, viewer)
-
-    def stress_positions(self, seed: int) -> list[dict]:
-        return stress.positions(self, seed)
 
     def action_name(self, action: int) -> str:
         return action_name(action)

@@ -21,10 +21,10 @@ import numpy as np
 from numba import njit
 
 from card_envs.core import history, layout
-from card_envs.core.padding import Segment, slices
 from card_envs.core.prefetch import prefetch, prefetch_slots
 from card_envs.core.rewards import share_win
 from card_envs.core.rng import below, shuffle_slice, shuffle_sorted
+from card_envs.core.segments import Segment, slices
 from card_envs.games.super_zwierzaki.deck import (
     CLASSES,
     KIND_CLASSES,

@@ -19,17 +19,15 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from card_envs.core import layout
+from card_envs.core.engine import Game
 from card_envs.core.loading import FIELD, Reader, StateDictError
 from card_envs.games.super_zwierzaki import engine as k
 from card_envs.games.super_zwierzaki.deck import CLASSES, COLOURS, FUNCTIONS, KINDS
-
-if TYPE_CHECKING:
-    from card_envs.games.super_zwierzaki.spec import SuperZwierzaki
 
 COUNTER_NAMES = ("red", "orc", "green", "demand")
 SEAT_PURPOSES = ("give_to", "nine_to", "war_a", "war_b", "war2_giver", "war2_receiver", "war2_hand")
@@ -99,7 +97,7 @@ def decision(row: np.ndarray, i: int) -> dict:
     return out
 
 
-def fields(game: SuperZwierzaki, row: np.ndarray) -> dict:
+def fields(game: Game, row: np.ndarray) -> dict:
     """The game's part of `state_dict`; `load_fields` reads it back."""
     n = game.num_players
     draw = row[k.DRAW_PILE : k.DRAW_PILE + row[k.DRAW_N]]
@@ -245,7 +243,7 @@ class Position:
         return (self.numbers[seat] - self.numbers[self.turn_seat]) % self.n
 
 
-def load_fields(game: SuperZwierzaki, r: Reader, row: np.ndarray) -> None:
+def load_fields(game: Game, r: Reader, row: np.ndarray) -> None:
     """Read the primary fields, check that they make a position the game can be in, write
     the row (see the module docstring)."""
     pos = read(game, r, int(row[layout.STATUS]), int(row[layout.TURN]))
@@ -256,7 +254,7 @@ def load_fields(game: SuperZwierzaki, r: Reader, row: np.ndarray) -> None:
     check_top(game, r, pos, row)
 
 
-def read(game: SuperZwierzaki, r: Reader, status: int, actions: int) -> Position:
+def read(game: Game, r: Reader, status: int, actions: int) -> Position:
     """Every primary field, each checked on its own (ranges, lengths, names), and the cards
     partitioned; `actions` (the header's `turn`) bounds the counts that grow with them."""
     n = game.num_players
@@ -473,7 +471,7 @@ def check_table(r: Reader, pos: Position) -> None:
             r.fail(f"late[{p}]", "cards are late (drawn since a refill) only after a refill")
 
 
-def check_stack(game: SuperZwierzaki, r: Reader, pos: Position) -> None:
+def check_stack(game: Game, r: Reader, pos: Position) -> None:
     """At most one decision under the calls, which take the order of play from the turn's
     seat; the decision fits the table (whose turn, the queue, the duel, the win rounds)."""
     calls = [i for i, e in enumerate(pos.stack) if e[0] == k.D_CALL]
@@ -513,7 +511,7 @@ def check_stack(game: SuperZwierzaki, r: Reader, pos: Position) -> None:
             r.fail("last_named", "a standing demand names a kind once its naming is over")
 
 
-def check_base(game: SuperZwierzaki, r: Reader, pos: Position, base: tuple[int, ...]) -> None:
+def check_base(game: Game, r: Reader, pos: Position, base: tuple[int, ...]) -> None:
     """The decision under the calls: its seat and context fit the table."""
     what, seat, a, b, c, _ = base
     key = "decisions[0]"
@@ -558,7 +556,7 @@ def check_base(game: SuperZwierzaki, r: Reader, pos: Position, base: tuple[int, 
         r.fail(f"{key}.seat", f"seat {seat} has folded in the duel")
 
 
-def check_end(game: SuperZwierzaki, r: Reader, pos: Position) -> None:
+def check_end(game: Game, r: Reader, pos: Position) -> None:
     """How the game stands: the winner, the turn cap."""
     cap = game.config["max_turns"]
     won = pos.status == layout.TERMINATED
@@ -617,7 +615,7 @@ def write(pos: Position, row: np.ndarray) -> None:
         row[base : base + k.E_WIDTH] = effect
 
 
-def check_top(game: SuperZwierzaki, r: Reader, pos: Position, row: np.ndarray) -> None:
+def check_top(game: Game, r: Reader, pos: Position, row: np.ndarray) -> None:
     """The built row's pending decision has a legal action (two with `skip_forced`, which
     takes a lone one unasked); a copies choice is of a kind the turn could play."""
     if pos.status != layout.RUNNING:

@@ -10,7 +10,7 @@ from card_envs.core.config import COUNT_CAP, Option
 from card_envs.core.engine import Game
 from card_envs.core.loading import Reader
 from card_envs.core.scene import Scene
-from card_envs.games.super_zwierzaki import batched, positions, search, stress, table
+from card_envs.games.super_zwierzaki import batched, positions, search, table
 from card_envs.games.super_zwierzaki import engine as k
 from card_envs.games.super_zwierzaki.deck import COLOURS, KINDS
 from card_envs.games.super_zwierzaki.describe import card_label, describe
@@ -101,9 +101,6 @@ class SuperZwierzaki(Game):
 
     def load_fields(self, r: Reader, row: np.ndarray) -> None:
         positions.load_fields(self, r, row)
-
-    def stress_positions(self, seed: int) -> list[dict]:
-        return stress.stress_positions(self, seed)
 
     def render(self, row: np.ndarray, seat: int) -> str:
         s = self.state_dict(row)

@@ -1,4 +1,4 @@
-"""Super Zwierzaki corner positions (`SuperZwierzaki.stress_positions`, see
+"""Super Zwierzaki corner positions (`Game.stress_positions`, see
 `card_envs.testing.corners`): real positions of seeded games of random play, edited through
 the state dict into the corners random play rarely reaches.
 
@@ -14,11 +14,11 @@ from __future__ import annotations
 import copy
 from collections import Counter
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from card_envs.core import layout
+from card_envs.core.engine import Game
 from card_envs.games.super_zwierzaki import engine as k
 from card_envs.games.super_zwierzaki.deck import CLASSES, COLOURS, KINDS
 from card_envs.games.super_zwierzaki.positions import (
@@ -29,9 +29,6 @@ from card_envs.games.super_zwierzaki.positions import (
     LOST_HIGH,
     names,
 )
-
-if TYPE_CHECKING:
-    from card_envs.games.super_zwierzaki.spec import SuperZwierzaki
 
 
 def of(function: str | None) -> list[int]:
@@ -274,7 +271,7 @@ CORNERS: tuple[Callable[[Corner], None], ...] = (
 )
 
 
-def quiet(game: SuperZwierzaki, seed: int, actions: int) -> dict:
+def quiet(game: Game, seed: int, actions: int) -> dict:
     """The state dict of a seeded game of random play after at least `actions` actions, at a
     turn that starts with nothing pending (no counter, duel, effect or call); a game that
     ends first is followed by the next one."""
@@ -292,7 +289,7 @@ def quiet(game: SuperZwierzaki, seed: int, actions: int) -> dict:
     raise AssertionError("no quiet turn in a million actions")
 
 
-def stress_positions(game: SuperZwierzaki, seed: int) -> list[dict]:
+def positions(game: Game, seed: int) -> list[dict]:
     """The corner positions of `game`'s config, from `seed`: each corner edits a position of
     its own seeded game, a few turns (`TURNS_LEFT` shared by the seats) before the cap."""
     corners = CORNERS + ((drawn_card,) if game.config["play_drawn"] else ())

@@ -11,9 +11,9 @@ from numba import njit
 
 from card_envs.core import history, layout
 from card_envs.core.combos import FULL, HALF, NUM_VALUES, combo_flags
-from card_envs.core.padding import Segment
 from card_envs.core.rewards import share_win
 from card_envs.core.rng import shuffle_slice, shuffle_sorted
+from card_envs.core.segments import Segment
 
 MAX_PLAYERS = 6
 NUM_CARDS = 84
@@ -39,6 +39,16 @@ DISP_SEAT = DISP_CARD + MAX_DISPLAY
 DECK = DISP_SEAT + MAX_DISPLAY  # NUM_CARDS
 OUT = DECK + NUM_CARDS  # NUM_CARDS flags: left play in an earlier round
 STATE_SIZE = OUT + NUM_CARDS
+
+
+def card_id(colour: int, value: int) -> int:
+    """The id of the card of `colour` (0-6) and `value` (1-12)."""
+    return colour * NUM_VALUES + value - 1
+
+
+def card_of(cid: int) -> list[int]:
+    """[colour, value] of a card id."""
+    return [int(cid) // NUM_VALUES, int(cid) % NUM_VALUES + 1]
 
 
 @njit(cache=True)

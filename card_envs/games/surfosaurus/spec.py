@@ -14,21 +14,13 @@ from card_envs.core.config import Option
 from card_envs.core.engine import Game
 from card_envs.core.loading import FIELD, Reader
 from card_envs.core.scene import Scene
-from card_envs.games.surfosaurus import batched, search
+from card_envs.games.surfosaurus import batched, search, table
 from card_envs.games.surfosaurus import engine as k
+from card_envs.games.surfosaurus.engine import card_id, card_of
 from card_envs.games.surfosaurus.heuristic import heuristic_actions
 
 COLOUR_NAMES = ("red", "orange", "yellow", "green", "blue", "purple", "black")
 DEFAULT_POINTS = tuple(max(2, 13 - v) for v in range(1, 13))
-
-
-def card_id(colour: int, value: int) -> int:
-    return colour * combos.NUM_VALUES + value - 1
-
-
-def card_of(cid: int) -> list[int]:
-    """[colour, value] of a card id."""
-    return [int(cid) // combos.NUM_VALUES, int(cid) % combos.NUM_VALUES + 1]
 
 
 def card_name(cid: int) -> str:
@@ -353,11 +345,6 @@ class Surfosaurus(Game):
                 )
         return full, half2, collected
 
-    def stress_positions(self, seed: int) -> list[dict]:
-        from card_envs.games.surfosaurus import stress  # stress builds on this module
-
-        return stress.positions(self, seed)
-
     def render(self, row: np.ndarray, seat: int) -> str:
         s = self.state_dict(row)
         n = s["num_players"]
@@ -383,8 +370,6 @@ class Surfosaurus(Game):
         return "\n".join(lines)
 
     def table(self, row: np.ndarray, viewer: int | None) -> Scene:
-        from card_envs.games.surfosaurus import table  # here: table imports card_id from us
-
         return table.scene(self, row, viewer)
 
     def action_name(self, action: int) -> str:

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from card_envs.core.scene import CARD_H, CARD_W, GAP, WIDTH, Scene, result_line, seat_name
+from card_envs.core.scene import CARD_H, CARD_W, GAP, WIDTH, Scene, seat_name
 from card_envs.games.surfosaurus import engine as k
-from card_envs.games.surfosaurus.spec import card_id
 
 # card faces in colour order (spec.COLOUR_NAMES), each with a legible ink
 FACES = (
@@ -42,7 +41,7 @@ def scene(game, row: np.ndarray, viewer: int | None) -> Scene:
     to_act = s["current_player"]
     out = Scene()
     if s["done"]:
-        head = result_line(game, row, viewer)
+        head = game.result_line(row, viewer)
     else:
         head = (
             f"Round {s['round'] + 1} of {s['rounds']}, started by "
@@ -74,7 +73,9 @@ def scene(game, row: np.ndarray, viewer: int | None) -> Scene:
         )
         out.panel(8, y, WIDTH - 16, ROW_H - 6, label, mark=p == to_act and not s["done"])
         if viewer is None or p == viewer:
-            cards = [_face(c, v, f"{points[v - 1]} pts", actions=[card_id(c, v)]) for c, v in hand]
+            cards = [
+                _face(c, v, f"{points[v - 1]} pts", actions=[k.card_id(c, v)]) for c, v in hand
+            ]
         else:
             cards = [dict(down=True)] * len(hand)
         out.card_row(16, y + 24, cards, WIDTH / 2)

@@ -18,15 +18,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
-from agents import make_agent
-from card_envs.core.engine import Game
+from card_envs.agents import make_agent
 from card_envs.core.padding import Padding
-from card_envs.registry import make_game, make_vec
-from training.config import ImitationSettings, TrainConfig
+from card_envs.registry import make_vec
+from card_envs.training.config import ImitationSettings, TrainConfig, open_matching_dataset
 
 NUM_ENVS = 256
 
@@ -102,31 +100,6 @@ def collect_setting(
         table[i, g] = r
     returns = table[owner[:, 0], owner[:, 1], owner[:, 2]]
     return obs_buf, mask_buf, act_buf, returns
-
-
-def open_matching_dataset(config: TrainConfig) -> tuple[Any, Game]:
-    """The run's imitation dataset and the game (with its config) it was played in. Refused
-    when it does not fit the run: another env, a config the run does not train (with a mix,
-    any of the mix's settings will do: its observations are padded), other sizes."""
-    from card_envs import dataset
-
-    ds = dataset.open_dataset(config.imitation.dataset)
-    env_id, ds_config = dataset.game_of(ds)
-    name = ds.spec.dataset_id
-    if env_id != config.env:
-        raise ValueError(f"dataset {name} holds {env_id} games; the run trains {config.env}")
-    game = make_game(env_id, **ds_config)
-    wanted = [make_game(config.env, **setting).config for setting in config.settings]
-    if game.config not in wanted:
-        trains = f"the settings of its mix {wanted}" if config.padded else wanted[0]
-        raise ValueError(f"dataset {name} holds games of {game.config}; the run trains {trains}")
-    sizes = (ds.observation_space.shape, ds.action_space.n)
-    if sizes != ((game.obs_size,), game.num_actions):
-        raise ValueError(
-            f"dataset {name} has observations of shape {sizes[0]} and {sizes[1]} actions; "
-            f"{env_id} {game.config} has ({game.obs_size},) and {game.num_actions}"
-        )
-    return ds, game
 
 
 def from_dataset(config: TrainConfig, samples: int) -> Samples:

@@ -13,12 +13,12 @@ from pathlib import Path
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
-from agents.ppo import PolicyAgent, frozen_copy
+from card_envs.agents.ppo import PolicyAgent, frozen_copy
 from card_envs.core.padding import Padding
 from card_envs.evaluation import evaluate, evaluate_episodes, wilson_interval
 from card_envs.registry import make_game
-from training.config import RUN_ENVS, RUN_OPPONENT, TrainConfig, seat_multiple
-from training.opponents import OpponentPool
+from card_envs.training.config import RUN_ENVS, RUN_OPPONENT, TrainConfig, seat_multiple
+from card_envs.training.opponents import OpponentPool
 
 EVAL_COLUMNS = [
     "timesteps", "minutes", "kind", "setting", "num_players", "opponent", "games", "win_rate",

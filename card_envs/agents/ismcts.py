@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent
+from card_envs.agents.base import Agent
 from card_envs.core import layout
 from card_envs.core.engine import Game
 from card_envs.core.ismcts import HEURISTIC, NO_LIMIT, RANDOM, new_tree

@@ -11,10 +11,10 @@ from pathlib import Path
 import gymnasium
 from gymnasium.wrappers import RecordVideo
 
-from agents import Agent
+from card_envs.agents import Agent
 from card_envs.core.padding import Padding
 from card_envs.registry import gym_id, make_game
-from training.config import TrainConfig
+from card_envs.training.config import TrainConfig
 
 MAX_FRAMES = 300  # an episode's video stops here (RecordVideo holds the frames in memory)
 VIDEO_SEED_OFFSET = 3_000_017  # other deals than the evaluations'

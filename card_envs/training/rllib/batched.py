@@ -48,7 +48,7 @@ from ray.rllib.utils.metrics import (
 )
 
 from card_envs.core.batched import BatchedEnv
-from training.rllib.env import agent_id, observation_space, possible_agents, setting_games
+from card_envs.training.rllib.env import agent_id, observation_space, possible_agents, setting_games
 
 
 class BatchedGames(VectorMultiAgentEnv):

@@ -79,6 +79,7 @@ from pathlib import Path
 from typing import Any
 
 from card_envs.config_file import Checks, ConfigFileError
+from card_envs.core.engine import Game
 from card_envs.registry import batched_env_ids, make_game
 
 SELF = "self"
@@ -235,7 +236,7 @@ RUN_ENVS = {"double_or_nothing_v0": "double_or_nothing_run_v0"}  # evaluation.ru
 
 
 def _check_spec(where: str, spec: Any, env_id: str, config: dict) -> str:
-    from agents import make_agent
+    from card_envs.agents import make_agent
 
     spec = _check.str(where, "agent spec", spec)
     try:
@@ -455,8 +456,6 @@ def parse_config(raw: Any, source: str = "config", default_name: str = "training
         sampling=sampling,
     )
     if out.imitation is not None and out.imitation.dataset is not None:
-        from training.imitation import open_matching_dataset
-
         try:  # a dataset of another game or config is refused before anything runs
             open_matching_dataset(out)
         except (ValueError, ImportError) as err:
@@ -469,3 +468,28 @@ def load_config(path: str | Path, **overrides: Any) -> TrainConfig:
     keys (the command line's flags)."""
     raw = _check.read_yaml(path, overrides)
     return parse_config(raw, source=str(path), default_name=Path(path).stem)
+
+
+def open_matching_dataset(config: TrainConfig) -> tuple[Any, Game]:
+    """The run's imitation dataset and the game (with its config) it was played in. Refused
+    when it does not fit the run: another env, a config the run does not train (with a mix,
+    any of the mix's settings will do: its observations are padded), other sizes."""
+    from card_envs import dataset
+
+    ds = dataset.open_dataset(config.imitation.dataset)
+    env_id, ds_config = dataset.game_of(ds)
+    name = ds.spec.dataset_id
+    if env_id != config.env:
+        raise ValueError(f"dataset {name} holds {env_id} games; the run trains {config.env}")
+    game = make_game(env_id, **ds_config)
+    wanted = [make_game(config.env, **setting).config for setting in config.settings]
+    if game.config not in wanted:
+        trains = f"the settings of its mix {wanted}" if config.padded else wanted[0]
+        raise ValueError(f"dataset {name} holds games of {game.config}; the run trains {trains}")
+    sizes = (ds.observation_space.shape, ds.action_space.n)
+    if sizes != ((game.obs_size,), game.num_actions):
+        raise ValueError(
+            f"dataset {name} has observations of shape {sizes[0]} and {sizes[1]} actions; "
+            f"{env_id} {game.config} has ({game.obs_size},) and {game.num_actions}"
+        )
+    return ds, game

@@ -20,7 +20,7 @@ from typing import TextIO
 
 import numpy as np
 
-from agents.base import Agent
+from card_envs.agents.base import Agent
 from card_envs.core.engine import Game
 
 CLEAR = "\033[2J\033[H"  # ANSI: clear the screen, cursor to the top

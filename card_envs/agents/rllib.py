@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent
+from card_envs.agents.base import Agent
 from card_envs.core.padding import Padding
 from card_envs.registry import make_game
 
@@ -27,7 +27,7 @@ INFO = "card_envs.json"
 
 
 class RLModuleAgent(Agent):
-    """Acts with a masked RLlib module (`training.rllib.modules.MaskedPPOModule`): the
+    """Acts with a masked RLlib module (`card_envs.training.rllib.modules.MaskedPPOModule`): the
     argmax of its masked logits; with `padding`, the module reads padded observations and
     the agent pads the env's before asking it."""
 

@@ -6,7 +6,7 @@ import csv
 import math
 from pathlib import Path
 
-from training.config import RUN_OPPONENT
+from card_envs.training.config import RUN_OPPONENT
 
 
 def _read(path: Path) -> list[dict]:

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from card_envs.registry import make_game
-from training.config import SELF, TrainConfig, TrainConfigError
+from card_envs.training.config import SELF, TrainConfig, TrainConfigError
 
 LEARNER = "main"
 ENV_NAME = "card_envs_turns"
@@ -55,7 +55,7 @@ class SeatMapping:
         self.seed = seed
 
     def __call__(self, agent_id: str, episode, **kwargs) -> str:
-        from training.rllib.env import parse_agent_id
+        from card_envs.training.rllib.env import parse_agent_id
 
         part, seat = parse_agent_id(agent_id)
         game = zlib.crc32(str(episode.id_).encode())
@@ -92,7 +92,7 @@ def check_supported(config: TrainConfig) -> None:
             f"--backend rllib draws the snapshots uniformly; opponents.sampling: "
             f"{config.sampling} needs the sb3 backend"
         )
-    from agents import make_agent
+    from card_envs.agents import make_agent
 
     scripted = [spec for _, _, spec in pool_modules(config) if spec != SELF]
     for spec in scripted:
@@ -112,8 +112,8 @@ def ppo_spec(config: TrainConfig):
     from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-    from training.rllib.env import observation_space
-    from training.rllib.modules import MaskedPPOModule
+    from card_envs.training.rllib.env import observation_space
+    from card_envs.training.rllib.modules import MaskedPPOModule
 
     game = make_game(config.env, **config.config)
     return RLModuleSpec(
@@ -135,9 +135,9 @@ def algorithm_config(config: TrainConfig, num_env_runners: int, batched: bool = 
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.tune.registry import register_env
 
-    from training.rllib.batched import BatchedEnvRunner
-    from training.rllib.env import TurnEnv
-    from training.rllib.modules import AgentModule
+    from card_envs.training.rllib.batched import BatchedEnvRunner
+    from card_envs.training.rllib.env import TurnEnv
+    from card_envs.training.rllib.modules import AgentModule
 
     register_env(ENV_NAME, TurnEnv)
     settings = config.settings
@@ -235,7 +235,7 @@ def warm_start(algo, config: TrainConfig, echo=print) -> dict:
     results.json's `imitation`."""
     from ray.rllib.core.columns import Columns
 
-    from training.imitation import imitate
+    from card_envs.training.imitation import imitate
 
     module = ppo_spec(config).build()
     module.set_state(algo.learner_group.get_weights(module_ids=[LEARNER])[LEARNER])
@@ -269,7 +269,7 @@ class Run:
 
     @classmethod
     def from_json(cls, config: TrainConfig, text: str) -> Run:
-        from training.train import check_resumable
+        from card_envs.training.run import check_resumable
 
         run = cls(config)
         data = json.loads(text)
@@ -290,10 +290,15 @@ def train(
     import ray
     from torch.utils.tensorboard import SummaryWriter
 
-    from agents.rllib import RLModuleAgent, save_info
-    from training.monitor import EVAL_COLUMNS, append_rows, evaluate_learner, keep_rows_until
-    from training.train import FINAL_EVAL_SEED_OFFSET, start_run, targets
-    from training.video import record_videos, require_moviepy
+    from card_envs.agents.rllib import RLModuleAgent, save_info
+    from card_envs.training.monitor import (
+        EVAL_COLUMNS,
+        append_rows,
+        evaluate_learner,
+        keep_rows_until,
+    )
+    from card_envs.training.run import FINAL_EVAL_SEED_OFFSET, start_run, targets
+    from card_envs.training.video import record_videos, require_moviepy
 
     check_supported(config)
     require_moviepy(config)

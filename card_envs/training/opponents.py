@@ -18,11 +18,11 @@ from pathlib import Path
 
 import numpy as np
 
-from agents import Agent, make_agent
-from agents.ppo import PolicyAgent, frozen_copy
+from card_envs.agents import Agent, make_agent
+from card_envs.agents.ppo import PolicyAgent, frozen_copy
 from card_envs.core.padding import Padding
 from card_envs.registry import make_game
-from training.config import SELF, TrainConfig
+from card_envs.training.config import SELF, TrainConfig
 
 PFSP_POWER = 2.0  # AlphaStar's f_hard(x) = (1 - x)^p with p = 2
 PFSP_WINDOW = 1000  # the learner's latest games against a snapshot that count

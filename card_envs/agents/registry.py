@@ -1,7 +1,7 @@
 """Agent spec strings -> agents.
 
 Specs: `random`, `heuristic`, `computer` (games that have a built-in computer player),
-`ismcts[:SIMULATIONS][:random|heuristic]` (information-set tree search, `agents.ismcts`),
+`ismcts[:SIMULATIONS][:random|heuristic]` (information-set tree search, `card_envs.agents.ismcts`),
 `ppo` (the MaskablePPO model shipped for the env), `ppo:path/to/model.zip`,
 `rllib:path/to/rllib_module` (trained with `--backend rllib`) and `human` (a person at the
 terminal, for `card-envs play`).
@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.base import Agent
-from agents.heuristic import ComputerAgent, HeuristicAgent
-from agents.human import HumanAgent
-from agents.random_agent import RandomAgent
+from card_envs.agents.base import Agent
+from card_envs.agents.heuristic import ComputerAgent, HeuristicAgent
+from card_envs.agents.human import HumanAgent
+from card_envs.agents.random_agent import RandomAgent
 from card_envs.registry import make_game
 
 _KINDS = ("random", "heuristic", "computer", "ismcts", "ppo", "rllib", "human")
@@ -51,15 +51,15 @@ def make_agent(spec: str | Agent, env_id: str, seed: int | None = None, **config
     if spec == "computer":
         return ComputerAgent(make_game(env_id, **config))
     if spec == "ismcts" or spec.startswith("ismcts:"):
-        from agents.ismcts import make_ismcts_agent
+        from card_envs.agents.ismcts import make_ismcts_agent
 
         return make_ismcts_agent(spec, make_game(env_id, **config), seed)
     if spec == "ppo" or spec.startswith("ppo:"):
-        from agents.ppo import make_ppo_agent  # torch is imported only when needed
+        from card_envs.agents.ppo import make_ppo_agent  # torch is imported only when needed
 
         return make_ppo_agent(spec, env_id, seed, config)
     if spec.startswith("rllib:"):
-        from agents.rllib import make_rllib_agent  # ray is imported only when needed
+        from card_envs.agents.rllib import make_rllib_agent  # ray is imported only when needed
 
         return make_rllib_agent(spec, env_id, config)
     raise ValueError(f"unknown agent spec {spec!r}; known agents are {SPEC_HELP}")

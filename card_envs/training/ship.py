@@ -7,7 +7,7 @@ keeps in `data` (`_last_obs`: num_envs x observation size floats, as large as th
 at 256 Super Zwierzaki games) are left out, which keeps models small. To train further,
 resume from the run's checkpoint instead.
 
-    python -m training.ship runs/training/no_thanks
+    python -m card_envs.training.ship runs/training/no_thanks
     card-envs train --config configs/training/no_thanks.yaml --ship   # train, then ship
 """
 
@@ -17,7 +17,7 @@ import json
 import sys
 from pathlib import Path
 
-MODELS = Path(__file__).resolve().parent.parent / "card_envs" / "models"
+MODELS = Path(__file__).resolve().parent.parent / "models"
 # rollout state SB3 saves by default; a model loaded to play never reads it
 ROLLOUT_STATE = ("_last_obs", "_last_episode_starts", "_last_original_obs", "ep_info_buffer",
                  "ep_success_buffer")  # fmt: skip
@@ -59,5 +59,5 @@ def _save_for_play(source: Path, target: Path) -> None:
 
 if __name__ == "__main__":
     if len(sys.argv) != 2:
-        raise SystemExit("usage: python -m training.ship RUN_DIR")
+        raise SystemExit("usage: python -m card_envs.training.ship RUN_DIR")
     print(f"shipped {ship(Path(sys.argv[1]))}")

@@ -1,6 +1,6 @@
 """Train a MaskablePPO baseline from a YAML config.
 
-    python -m training.train --config configs/training/no_thanks.yaml
+    python -m card_envs.training.train --config configs/training/no_thanks.yaml
     card-envs train --config configs/training/no_thanks.yaml      # the same
 
 The learner plays one rotating seat of `num_envs` games stepped together by the batched
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -25,7 +24,7 @@ from typing import Any
 
 from card_envs.evaluation import evaluate_episodes
 from card_envs.registry import make_game
-from training.config import (
+from card_envs.training.config import (
     RUN_ENVS,
     RUN_OPPONENT,
     UNBOUNDED,
@@ -33,37 +32,11 @@ from training.config import (
     TrainConfigError,
     load_config,
 )
-from training.curves import plot_learning_curve
-from training.ship import ship
+from card_envs.training.curves import plot_learning_curve
+from card_envs.training.run import FINAL_EVAL_SEED_OFFSET, check_resumable, start_run, targets
+from card_envs.training.ship import ship
 
-FINAL_EVAL_SEED_OFFSET = 2_000_003  # final games differ from the periodic ones
 RUN_BASELINES = ("computer", "heuristic")  # play the run env's runs too; the target: heuristic
-
-
-def targets(config: TrainConfig, rows: list[dict], baseline: float | None) -> list[dict]:
-    """The issue's targets checked against the final evaluation rows."""
-    out = []
-    for r in rows:
-        n = r["num_players"]
-        where = f"{r['setting']}: " if r["setting"] else ""
-        if n == 1:  # a one-seat game: a score at least as good as the agent's on the same deals
-            ok = r["mean_reward"] >= r["opponent_reward"]
-            what = f"mean reward >= {r['opponent']}'s {r['opponent_reward']:.3f}"
-            out.append({"target": what, "met": bool(ok)})
-        elif r["opponent"] == "random":
-            need = 0.9 if n == 2 else 2 / n
-            ok = r["win_rate"] >= need
-            what = f"{where}vs random: win rate >= {need:.3f}"
-            out.append({"target": what, "met": bool(ok)})
-        elif r["opponent"] == "heuristic":
-            ok = r["ci_low"] > 1 / n
-            what = f"{where}vs heuristic: 95% CI above {1 / n:.3f}"
-            out.append({"target": what, "met": bool(ok)})
-        elif r["opponent"] == RUN_OPPONENT and baseline is not None:
-            ok = r["win_rate"] > baseline
-            what = f"{where}games won per run > the heuristic's {baseline:.3f}"
-            out.append({"target": what, "met": ok})
-    return out
 
 
 def training_env(config: TrainConfig, pool):
@@ -87,43 +60,6 @@ def training_env(config: TrainConfig, pool):
     return MixedVecEnv(parts) if config.padded else parts[0]
 
 
-def _check_out(paths, resume: bool, restart: bool) -> None:
-    has_run = paths.checkpoint_state.exists() or paths.progress.exists()
-    if restart and paths.out.exists():
-        shutil.rmtree(paths.out)
-    elif resume and not paths.checkpoint_state.exists():
-        raise TrainConfigError(f"--resume: no checkpoint in {paths.out}/checkpoints to resume")
-    elif has_run and not resume:
-        raise TrainConfigError(
-            f"{paths.out} already holds a training run: pass --resume to continue it from its "
-            "last checkpoint, --restart to discard it, or --out for another directory"
-        )
-    paths.out.mkdir(parents=True, exist_ok=True)
-
-
-def check_resumable(config: TrainConfig, fingerprint: str) -> None:
-    """Refuse to resume a run whose checkpoint was trained with another config."""
-    if fingerprint != config.fingerprint():
-        raise TrainConfigError(
-            f"--resume: the config differs from the one {config.out} was trained with "
-            f"(see {config.out}/config.json); use --restart or another --out"
-        )
-
-
-def start_run(config: TrainConfig, resume: bool, restart: bool):
-    """The run's `Paths`, its directory checked (`_check_out`) and its config written; torch
-    set to the config's threads. Both backends start here."""
-    import torch
-
-    from training.monitor import Paths
-
-    torch.set_num_threads(config.torch_threads)
-    paths = Paths(Path(config.out))
-    _check_out(paths, resume, restart)
-    (paths.out / "config.json").write_text(json.dumps(config.as_dict(), indent=2))
-    return paths
-
-
 def train(
     config: TrainConfig, resume: bool = False, restart: bool = False, echo=print
 ) -> dict[str, Any]:
@@ -131,7 +67,7 @@ def train(
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import configure
 
-    from training.monitor import (
+    from card_envs.training.monitor import (
         EVAL_COLUMNS,
         Monitor,
         append_rows,
@@ -139,8 +75,8 @@ def train(
         keep_rows_until,
         policy_learner,
     )
-    from training.opponents import OpponentPool
-    from training.video import record_videos, require_moviepy
+    from card_envs.training.opponents import OpponentPool
+    from card_envs.training.video import record_videos, require_moviepy
 
     require_moviepy(config)
     t_start = time.perf_counter()
@@ -165,7 +101,7 @@ def train(
             "MlpPolicy", venv, seed=config.seed, device="cpu", verbose=0, **config.ppo.kwargs()
         )
         if config.imitation is not None:
-            from training.imitation import imitate_policy
+            from card_envs.training.imitation import imitate_policy
 
             t_imitation = time.perf_counter()
             imitation = imitate_policy(model, config, config.imitation, echo=echo)
@@ -289,7 +225,9 @@ def summary(results: dict) -> str:
 
 
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
-    p = parser or argparse.ArgumentParser(prog="python -m training.train", description=__doc__)
+    p = parser or argparse.ArgumentParser(
+        prog="python -m card_envs.training.train", description=__doc__
+    )
     p.add_argument("--config", required=True, help="YAML file (configs/training/)")
     p.add_argument("--resume", action="store_true", help="continue from the last checkpoint")
     p.add_argument("--restart", action="store_true", help="discard the output directory first")
@@ -330,7 +268,7 @@ def run(args: argparse.Namespace) -> dict:
         )
     try:
         if args.backend == "rllib":
-            from training.rllib.train import train as train_rllib
+            from card_envs.training.rllib.train import train as train_rllib
 
             results = train_rllib(
                 config, args.resume, args.restart, args.address, args.num_env_runners
@@ -358,7 +296,7 @@ def run(args: argparse.Namespace) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from card_envs.cli import one_line_errors
+    from card_envs.commands import one_line_errors
 
     args = build_parser().parse_args(argv)
     with one_line_errors("train"):

@@ -17,7 +17,7 @@ from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPP
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.rl_module import RLModule
 
-from agents.registry import make_agent
+from card_envs.agents.registry import make_agent
 from card_envs.core.padding import Padding
 from card_envs.registry import make_game
 

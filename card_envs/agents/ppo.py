@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent
+from card_envs.agents.base import Agent
 from card_envs.core import layout
 from card_envs.core.engine import Game
 from card_envs.core.padding import Padding, history_slots, padded_size

@@ -1,0 +1,8 @@
+"""Agents behind one interface, named by spec strings (`random`, `heuristic`, ...)."""
+
+from card_envs.agents.base import Agent
+from card_envs.agents.heuristic import ComputerAgent, HeuristicAgent
+from card_envs.agents.random_agent import RandomAgent
+from card_envs.agents.registry import agent_kinds, make_agent
+
+__all__ = ["Agent", "ComputerAgent", "HeuristicAgent", "RandomAgent", "agent_kinds", "make_agent"]
