@@ -42,7 +42,7 @@ from numba import njit
 from benchmarks.rummidrez_discards import _heuristic_move, fixed_stream, hero_deals, scratch
 from card_envs.core import layout
 from card_envs.core.rng import next_u32
-from card_envs.evaluation import wilson_interval
+from card_envs.evaluation.stats import wilson_interval
 from card_envs.games.rummidrez import engine as k
 from card_envs.registry import make_game
 

@@ -43,7 +43,7 @@ from numba import njit
 
 from card_envs.core import layout
 from card_envs.core.rng import next_u32
-from card_envs.evaluation import wilson_interval
+from card_envs.evaluation.stats import wilson_interval
 from card_envs.games.rummidrez import engine as k
 from card_envs.games.rummidrez.heuristic import heuristic_actions
 from card_envs.games.rummidrez.solver import NUM_FIGURES, NUM_NUMBERS, best_addition

@@ -69,7 +69,7 @@ from benchmarks.tables import markdown  # noqa: E402
 from card_envs.core import layout  # noqa: E402
 from card_envs.core.engine import Game  # noqa: E402
 from card_envs.core.loading import StateDictError  # noqa: E402
-from card_envs.evaluation import mp_context  # noqa: E402
+from card_envs.evaluation.pool import mp_context  # noqa: E402
 from card_envs.registry import batched_env_ids, make_game, single_agent_env_ids  # noqa: E402
 
 Config = dict[str, Any]

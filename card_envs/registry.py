@@ -28,8 +28,8 @@ _GAMES: dict[str, type[Game]] = {
     g.env_id: g for g in (NoThanks, Surfosaurus, DoubleOrNothing, Rummidrez, SuperZwierzaki)
 }
 # Env ids that share compiled kernels (the solo game holds Rummidrez's solver), the dearest to
-# compile first: the groups that warm-ups compile in parallel processes (`evaluation.warm_up`,
-# `card_envs.testing.warm`), ordered so that the processes finish together.
+# compile first: the groups that warm-ups compile in parallel processes
+# (`evaluation.pool.warm_up`, `card_envs.testing.warm`), ordered so that they finish together.
 KERNEL_GROUPS: tuple[tuple[str, ...], ...] = (
     ("rummidrez_v0", "rummidrez_solo_v0"),
     ("super_zwierzaki_v0",),

@@ -9,16 +9,10 @@ import pytest
 from card_envs.agents import Agent, RandomAgent
 
 import card_envs
-from card_envs import evaluation
-from card_envs.evaluation import (
-    Chunk,
-    derive_seed,
-    evaluate,
-    show_progress,
-    t_interval,
-    warm_up,
-    wilson_interval,
-)
+from card_envs.evaluation import evaluate, pool
+from card_envs.evaluation.arena import Chunk, derive_seed
+from card_envs.evaluation.pool import show_progress, warm_up
+from card_envs.evaluation.stats import t_interval, wilson_interval
 
 Z95 = 1.959963984540054  # standard normal 97.5% quantile
 T975 = {1: 12.706204736, 9: 2.262157163, 29: 2.045229642, 99: 1.984216952}  # t tables
@@ -139,7 +133,7 @@ def test_warm_up_seats_every_agent_of_every_distinct_field_once(monkeypatch):
     # workers must find every kernel compiled: the parent plays, per distinct game, config
     # and field, games of its first chunk until every agent of the field has sat
     played = []
-    monkeypatch.setattr(evaluation, "play_chunk", played.append)
+    monkeypatch.setattr(pool, "play_chunk", played.append)
     seats = np.array([[0, 1], [1, 0], [0, 2], [2, 0], [3, 4], [4, 3]])
 
     def chunk(env_id, config, field, rows, seed):
@@ -175,7 +169,7 @@ def test_parallel_warm_up_compiles_each_kernel_group_in_one_process_then_here(
         with log.open("a") as f:
             f.write(f"{os.getpid()} {chunk.env_id} {torch.get_num_threads()}\n")
 
-    monkeypatch.setattr(evaluation, "play_chunk", play)
+    monkeypatch.setattr(pool, "play_chunk", play)
     torch.set_num_threads(2)
     seats = np.array([[0, 1], [1, 0]])
     two = ("random", "random")
@@ -196,7 +190,7 @@ def test_parallel_warm_up_compiles_each_kernel_group_in_one_process_then_here(
     for pid, env, _ in forked:
         assert pid_of.setdefault(env, pid) == pid  # a group stays in one process
     assert torch.get_num_threads() == 2  # the parent is left as it was
-    groups = evaluation._kernel_groups(chunks)  # the dearest to compile first
+    groups = pool._kernel_groups(chunks)  # the dearest to compile first
     assert [[c.seed for c in g] for g in groups] == [[4], [2], [1, 3]]
 
 

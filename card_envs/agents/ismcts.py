@@ -83,7 +83,7 @@ class ISMCTSAgent(Agent):
         """Compile the game's search, or load it from numba's cache: one simulation on a
         fresh deal. Not in `__init__`, so that checking a spec (a tournament config does)
         costs no compile: a cold compile takes up to a minute and a half (Rummidrez), and
-        `evaluation.warm_up` compiles the games of a run in parallel."""
+        `evaluation.pool.warm_up` compiles the games of a run in parallel."""
         if self._loaded:
             return
         game = self._game

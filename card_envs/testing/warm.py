@@ -10,7 +10,7 @@ over a few processes, so that later processes only load them from the cache.
 from __future__ import annotations
 
 from card_envs.agents import make_agent
-from card_envs.evaluation import mp_context
+from card_envs.evaluation.pool import mp_context
 from card_envs.registry import (
     KERNEL_GROUPS,
     batched_env_ids,

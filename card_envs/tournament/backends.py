@@ -8,14 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from card_envs.evaluation import (
-    Chunk,
-    GameBatch,
-    check_workers,
-    play_chunk,
-    run_chunks,
-    warm_up,
-)
+from card_envs.evaluation.arena import Chunk, GameBatch, play_chunk
+from card_envs.evaluation.pool import check_workers, run_chunks, warm_up
 
 
 def run_local(chunks: Sequence[Chunk], workers: int | None) -> Iterator[tuple[int, GameBatch]]:

@@ -23,7 +23,7 @@ covariance = the pseudo-inverse of I (ratings are only defined up to a common sh
 pseudo-inverse is the covariance with mean 0), and elo_se = 400 / ln(10) * sqrt(cov[i, i]).
 
 Win rates come with the Wilson interval and mean scores with the t interval of
-`card_envs.evaluation`.
+`card_envs.evaluation.stats`.
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from card_envs.evaluation import GameBatch, agent_stats, derive_seed
+from card_envs.evaluation.arena import GameBatch, derive_seed
+from card_envs.evaluation.stats import agent_stats
 from card_envs.tournament.schedule import EventPlan
 
 ELO_SCALE = 400 / math.log(10)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from card_envs.evaluation import progress_bar
+from card_envs.evaluation.pool import progress_bar
 from card_envs.tournament.backends import run_local, run_ray
 from card_envs.tournament.config import TournamentConfig
 from card_envs.tournament.ratings import Leaderboard, leaderboard

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from card_envs.evaluation import Chunk, derive_seed
+from card_envs.evaluation.arena import Chunk, derive_seed
 from card_envs.tournament.config import Event, TournamentConfig
 
 _TABLE_DRAW = 0x7AB1E5  # key of the table-drawing stream, apart from the chunk streams

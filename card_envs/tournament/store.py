@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from card_envs.evaluation import GameBatch
+from card_envs.evaluation.arena import GameBatch
 from card_envs.tournament.config import TournamentConfig
 from card_envs.tournament.schedule import EventPlan
 

@@ -15,7 +15,8 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from card_envs.agents.ppo import PolicyAgent, frozen_copy
 from card_envs.core.padding import Padding
-from card_envs.evaluation import evaluate, evaluate_episodes, wilson_interval
+from card_envs.evaluation import evaluate, evaluate_episodes
+from card_envs.evaluation.stats import wilson_interval
 from card_envs.registry import make_game
 from card_envs.training.config import RUN_ENVS, RUN_OPPONENT, TrainConfig, seat_multiple
 from card_envs.training.opponents import OpponentPool
