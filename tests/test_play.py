@@ -13,7 +13,7 @@ from card_envs.agents.human import HumanAgent, Quit, Terminal, match
 import card_envs
 from card_envs.core import layout
 from card_envs.evaluation import evaluate
-from card_envs.games.rummidrez.solver import card_name
+from card_envs.games.rummidrez.groups import card_name
 from card_envs.games.super_zwierzaki import engine as sz
 from card_envs.play import play
 from card_envs.registry import make_game

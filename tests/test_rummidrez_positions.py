@@ -19,7 +19,7 @@ from card_envs import make, make_vec, positions
 from card_envs.core.loading import TURN_LIMIT, StateDictError
 from card_envs.games.rummidrez import Rummidrez, RummidrezSolo, card_name
 from card_envs.games.rummidrez import engine as k
-from card_envs.games.rummidrez.solver import group_error
+from card_envs.games.rummidrez.groups import group_error
 from card_envs.testing import checks
 
 FIGURES = "PKBRQJ"

@@ -19,8 +19,8 @@ from card_envs.core.loading import Reader
 from card_envs.core.scene import Scene
 from card_envs.games.rummidrez import batched, search, table
 from card_envs.games.rummidrez import engine as k
+from card_envs.games.rummidrez.groups import card_name, group_error, table_partition
 from card_envs.games.rummidrez.heuristic import heuristic_actions
-from card_envs.games.rummidrez.solver import card_name, group_error, table_partition
 
 PHASE_NAMES = ("draw", "meld", "discard")
 DECK = [c for c in range(k.NEUTRAL) for _ in range(k.COPIES)] + [k.NEUTRAL] * k.NEUTRALS
