@@ -213,3 +213,8 @@ def card_name(card: int) -> str:
         return "Neutral"
     f, n = divmod(int(card), NUM_NUMBERS)
     return f"{FIGURE_NAMES[f]} {n + 1}"
+
+
+def card_names(cards: list[int]) -> str:
+    """The cards' names, comma-separated, or '-' for none."""
+    return ", ".join(card_name(c) for c in cards) or "-"

@@ -22,6 +22,7 @@ import numpy as np
 from card_envs.core.engine import Game
 from card_envs.core.stress import settled
 from card_envs.games.rummidrez import engine as k
+from card_envs.games.rummidrez.positions import SOLO_STOCK
 from card_envs.games.rummidrez.solver import NUM_FIGURES as FIGURES
 from card_envs.games.rummidrez.solver import NUM_NUMBERS as NUMBERS
 
@@ -335,9 +336,6 @@ def _longest_discard_pile(s: _Corner) -> dict:
 
 
 # --- the corners of the solo game ---------------------------------------------------------------
-SOLO_STOCK = k.NUM_CARDS - k.HAND_SIZE  # the draw pile after the deal
-
-
 def _solo(s: _Corner, hand_turns: int, **fields: Any) -> dict:
     """A solo position: the seat in its meld phase, the draw pile what the turns leave."""
     return s.build(
