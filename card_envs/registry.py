@@ -96,6 +96,13 @@ def single_agent_env_ids() -> list[str]:
     return sorted(_SINGLE_AGENT)
 
 
+def run_env_id(env_id: str) -> str | None:
+    """The single-agent env that plays `env_id`'s agents against the game's built-in computer
+    (one whose `agent_env` is `env_id`: `double_or_nothing_run_v0`), or None."""
+    runs = [s for s, env in _SINGLE_AGENT.items() if s != env_id and env.agent_env == env_id]
+    return runs[0] if runs else None
+
+
 def env_options(env_id: str) -> dict:
     """The options (`core.config.Option`) an id's config takes."""
     if env_id in _SINGLE_AGENT:
