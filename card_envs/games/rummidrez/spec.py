@@ -557,6 +557,8 @@ class Rummidrez(_RummidrezBase):
     env_id = "rummidrez_v0"
     title = "Rummidrez"
     derived_options = ("hints",)  # not solo: its hint is kept in the row by `step`
+    ismcts_10ms = "ismcts:16"  # it searches only its meld decisions (docs/agents.md)
+    ismcts_larger = "ismcts:32"
     options = {
         "num_players": Option(2, "number of players", low=2, high=k.MAX_PLAYERS),
         "reward": Option(
