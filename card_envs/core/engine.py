@@ -76,6 +76,10 @@ class Game:
     # what the soak reports of a finished game besides the laws: the name of `soak_measure`
     # (a number it averages over finished games), or None
     soak_measure_name: ClassVar[str | None] = None
+    # CPU seconds that compiling what the envs of the game's folder call takes on a cold
+    # numba cache (`warm_env` of `card_envs.testing.warm` for each): the warm-ups compile the
+    # dearest folder first (`registry.kernel_groups`)
+    compile_seconds: ClassVar[float] = 0.0
     # information structure, as OpenSpiel's GameType declares it: some cards are unseen by a
     # seat (a deck, removed cards), and other seats hold private cards (a hand)
     hidden_cards: ClassVar[bool] = True

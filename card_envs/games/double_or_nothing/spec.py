@@ -133,6 +133,7 @@ class DoubleOrNothing(Game):
     search_kernel = search.search
     ismcts_10ms = "ismcts:300"
     ismcts_larger = "ismcts:1200"
+    compile_seconds = 30  # its run env's included
     test_configs = (
         dict(stage=1),
         dict(stage=2, first_leader=1),
