@@ -76,6 +76,11 @@ class Game:
     # what the soak reports of a finished game besides the laws: the name of `soak_measure`
     # (a number it averages over finished games), or None
     soak_measure_name: ClassVar[str | None] = None
+    # the throughput targets the game's issue set, as multiples of the steps/s of PettingZoo's
+    # tictactoe AEC env: (AEC env, batched env), which `benchmarks/throughput.py` checks (None:
+    # no target), and the configs it measures besides the default one
+    speed_targets: ClassVar[tuple[float, float] | None] = None
+    speed_configs: ClassVar[tuple[dict[str, Any], ...]] = ()
     # CPU seconds that compiling what the envs of the game's folder call takes on a cold
     # numba cache (`warm_env` of `card_envs.testing.warm` for each): the warm-ups compile the
     # dearest folder first (`registry.kernel_groups`)

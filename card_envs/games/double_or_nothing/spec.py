@@ -133,6 +133,8 @@ class DoubleOrNothing(Game):
     search_kernel = search.search
     ismcts_10ms = "ismcts:300"
     ismcts_larger = "ismcts:1200"
+    speed_targets = (4.0, 60.0)
+    speed_configs = (dict(stage=4),)
     compile_seconds = 30  # its run env's included
     test_configs = (
         dict(stage=1),

@@ -560,6 +560,8 @@ class Rummidrez(_RummidrezBase):
     derived_options = ("hints",)  # not solo: its hint is kept in the row by `step`
     ismcts_10ms = "ismcts:16"  # it searches only its meld decisions (docs/agents.md)
     ismcts_larger = "ismcts:32"
+    speed_targets = (3.0, 40.0)
+    speed_configs = (dict(num_players=4),)
     options = {
         "num_players": Option(2, "number of players", low=2, high=k.MAX_PLAYERS),
         "reward": Option(
