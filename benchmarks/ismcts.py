@@ -12,7 +12,7 @@ no compile time counts). The table gives simulations per second of one core, mic
 per simulation and the simulations that fit in `--ms` milliseconds.
 
 Strength (`--strength`): for each env, `evaluate` (seat-balanced, `--workers` processes)
-of the specs in `STRENGTH` for that env against the heuristic in every other seat: win
+of the game's two budgets (`strength_specs`) against the heuristic in every other seat: win
 rate of the searching seat with its 95% Wilson interval, the fair share 1/n, and its
 milliseconds per decision as measured (forced moves included, which cost nothing).
 `--against ppo` seats the shipped trained model (`ppo`) in every other seat instead, at the
@@ -28,25 +28,27 @@ import argparse
 import time
 
 import numpy as np
-from card_envs.agents.ismcts import SPECS_10MS, ISMCTSAgent
-from card_envs.agents.ppo import shipped_config
 
+from card_envs.agents.ismcts import ISMCTSAgent
+from card_envs.agents.ppo import shipped_config
 from card_envs.core import layout
 from card_envs.evaluation import evaluate
-from card_envs.registry import make_game, multi_agent_env_ids
+from card_envs.registry import game_class, make_game, multi_agent_env_ids
 
 # rollout settings measured for speed: (rollout policy, depth cap or None)
 SETTINGS = [("random", None), ("heuristic", None), ("random", 15), ("heuristic", 40)]
-# specs measured for strength: about 10 ms per decision on the machine of docs/agents.md
-# (`SPECS_10MS`), and a larger budget
-LARGER = {
-    "no_thanks_v0": "ismcts:3000",
-    "surfosaurus_max_v0": "ismcts:1200",
-    "double_or_nothing_v0": "ismcts:1200",
-    "rummidrez_v0": "ismcts:32",
-    "super_zwierzaki_v0": "ismcts:4000:depth=40",
-}
-STRENGTH = {env_id: [SPECS_10MS[env_id], spec] for env_id, spec in LARGER.items()}
+
+
+def strength_specs(env_id: str) -> list[str]:
+    """The specs measured for strength: the game's budget of about 10 ms per decision on the
+    machine of docs/agents.md, and its larger one (`Game.ismcts_10ms`, `ismcts_larger`)."""
+    cls = game_class(env_id)
+    return [spec for spec in (cls.ismcts_10ms, cls.ismcts_larger) if spec is not None]
+
+
+def searched_env_ids() -> list[str]:
+    """The multi-agent ids whose games have a measured search budget."""
+    return [e for e in multi_agent_env_ids() if game_class(e).ismcts_10ms is not None]
 
 
 def positions(env_id: str, count: int, seed: int = 0) -> np.ndarray:
@@ -104,7 +106,7 @@ def strength(env_ids: list[str], games: int, workers: int, seed: int, against: s
                 raise SystemExit(f"{env_id} ships no ppo model")
         n = make_game(env_id, **config).num_players
         shown = ", ".join(f"{k}={v}" for k, v in config.items()) or f"default ({n} players)"
-        for spec in STRENGTH[env_id]:
+        for spec in strength_specs(env_id):
             ev = evaluate(
                 env_id, [spec] + [against] * (n - 1), games, seed, workers, False, **config
             )
@@ -129,7 +131,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--against", choices=["heuristic", "ppo"], default="heuristic")
     args = parser.parse_args(argv)
-    env_ids = args.env or list(STRENGTH)
+    env_ids = args.env or searched_env_ids()
     if args.strength:
         strength(env_ids, args.games, args.workers, args.seed, args.against)
     else:

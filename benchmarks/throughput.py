@@ -48,25 +48,9 @@ from benchmarks import peers  # noqa: E402
 from benchmarks.machine import machine_info  # noqa: E402
 from benchmarks.peers import NO_LIMIT, Runner, aec_runner  # noqa: E402
 from benchmarks.tables import markdown  # noqa: E402
+from card_envs.registry import game_class  # noqa: E402
 
 PEER = "tictactoe_v3"
-# Each game's issue sets its targets: (AEC x tictactoe AEC, batched x tictactoe AEC).
-TARGETS: dict[str, tuple[float, float]] = {
-    "no_thanks_v0": (5.0, 200.0),
-    "surfosaurus_max_v0": (4.0, 60.0),
-    "double_or_nothing_v0": (4.0, 60.0),
-    "rummidrez_v0": (3.0, 40.0),
-    "super_zwierzaki_v0": (4.0, 40.0),
-}
-# Configs measured besides the default one (label, config).
-VARIANTS: dict[str, list[tuple[str, dict]]] = {
-    "double_or_nothing_v0": [("double_or_nothing_v0 (stage 4)", {"stage": 4})],
-    "rummidrez_v0": [("rummidrez_v0 (4 players)", {"num_players": 4})],
-    "super_zwierzaki_v0": [  # the default config has 4 players
-        ("super_zwierzaki_v0 (2 players)", {"num_players": 2}),
-        ("super_zwierzaki_v0 (8 players)", {"num_players": 8}),
-    ],
-}
 # The peers (keys of benchmarks.peers) nearest to a game, named under the peers table.
 NEAREST_PEERS: dict[str, list[str]] = {
     "rummidrez_v0": ["rlcard/gin-rummy/obs", "openspiel/gin_rummy/obs"],
@@ -77,13 +61,26 @@ Case = tuple[str, str, dict]  # (label, env id, config)
 MIN_BATCHED_GAMES = 10
 
 
+def label_of(env_id: str, config: dict) -> str:
+    """`rummidrez_v0 (4 players)`: the env id and what its config changes."""
+    changes = [f"{v} players" if k == "num_players" else f"{k} {v}" for k, v in config.items()]
+    return f"{env_id} ({', '.join(changes)})" if changes else env_id
+
+
 def cases_for(env_ids: list[str]) -> list[Case]:
-    """Each env id with its default config, then its variants."""
-    cases: list[Case] = []
-    for env_id in env_ids:
-        cases.append((env_id, env_id, {}))
-        cases += [(label, env_id, config) for label, config in VARIANTS.get(env_id, [])]
-    return cases
+    """Each env id with its default config, then the other configs its game has measured
+    (`Game.speed_configs`)."""
+    return [
+        (label_of(env_id, config), env_id, config)
+        for env_id in env_ids
+        for config in ({}, *game_class(env_id).speed_configs)
+    ]
+
+
+def targets(env_ids: list[str]) -> dict[str, tuple[float, float]]:
+    """The throughput targets of the env ids' games that have them (`Game.speed_targets`)."""
+    found = {env_id: game_class(env_id).speed_targets for env_id in env_ids}
+    return {env_id: target for env_id, target in found.items() if target is not None}
 
 
 # --- action choice ------------------------------------------------------------------------
@@ -243,8 +240,9 @@ def report(results: dict[str, Any]) -> str:
         gain = r["aec_steps_per_s"] / r["aec_wrapped_steps_per_s"]
         line = f"{label}: built-in enforcement is {gain:.1f}x faster than PettingZoo's wrappers"
         env_id = r.get("env_id", label)
-        if env_id in TARGETS:
-            aec_target, bat_target = TARGETS[env_id]
+        if env_id in results["targets"]:
+            target = results["targets"][env_id]
+            aec_target, bat_target = target["aec_x_tictactoe"], target["batched_x_tictactoe_aec"]
             aec_ok = "met" if r["aec_x_tictactoe"] >= aec_target else "MISSED"
             bat_ok = "met" if r["batched_x_tictactoe_aec"] >= bat_target else "MISSED"
             whose = "" if label == env_id else " (those of the default config)"
@@ -373,7 +371,7 @@ def run(
         "envs": envs,
         "targets": {
             env_id: {"aec_x_tictactoe": a, "batched_x_tictactoe_aec": b}
-            for env_id, (a, b) in TARGETS.items()
+            for env_id, (a, b) in targets(list(dict.fromkeys(e for _, e, _ in cases))).items()
         },
     }
     if with_peers:

@@ -27,16 +27,6 @@ from card_envs.games.surfosaurus import Surfosaurus
 _GAMES: dict[str, type[Game]] = {
     g.env_id: g for g in (NoThanks, Surfosaurus, DoubleOrNothing, Rummidrez, SuperZwierzaki)
 }
-# Env ids that share compiled kernels (the solo game holds Rummidrez's solver), the dearest to
-# compile first: the groups that warm-ups compile in parallel processes
-# (`evaluation.pool.warm_up`, `card_envs.testing.warm`), ordered so that they finish together.
-KERNEL_GROUPS: tuple[tuple[str, ...], ...] = (
-    ("rummidrez_v0", "rummidrez_solo_v0"),
-    ("super_zwierzaki_v0",),
-    ("surfosaurus_max_v0",),
-    ("no_thanks_v0",),
-    ("double_or_nothing_v0", "double_or_nothing_run_v0"),
-)
 # single-agent Gymnasium envs: a game against a built-in opponent, or a one-seat game; each
 # names the id its agents are built for (`agent_env`): a multi-agent id with the same
 # observations and actions, or its own id when it serves a `Game` of its own (`game_type`)
@@ -94,6 +84,37 @@ def register_game(game: type[Game]) -> None:
 def single_agent_env_ids() -> list[str]:
     """The ids of the single-agent Gymnasium envs (a game against the computer, solo)."""
     return sorted(_SINGLE_AGENT)
+
+
+def run_env_id(env_id: str) -> str | None:
+    """The single-agent env that plays `env_id`'s agents against the game's built-in computer
+    (one whose `agent_env` is `env_id`: `double_or_nothing_run_v0`), or None."""
+    runs = [s for s, env in _SINGLE_AGENT.items() if s != env_id and env.agent_env == env_id]
+    return runs[0] if runs else None
+
+
+def _folder(cls: type) -> str:
+    """The package of the module defining `cls`: a game's folder."""
+    return cls.__module__.rpartition(".")[0] or cls.__module__
+
+
+def kernel_groups() -> list[tuple[str, ...]]:
+    """The env ids whose kernels compile together, for the warm-ups that compile them in
+    parallel processes (`evaluation.warm_up`, `card_envs.testing.warm`): the ids of one game
+    folder share its kernel files and numba cache (the solo game holds Rummidrez's solver,
+    Double or Nothing's run env its game's kernels). The dearest folder to compile comes
+    first (`Game.compile_seconds`), so that the processes finish together."""
+    folders: dict[str, list[str]] = {}
+    cost: dict[str, float] = {}
+    for env_id in env_ids():
+        cls = _SINGLE_AGENT.get(env_id) or _GAMES[env_id]
+        folder = _folder(cls)
+        folders.setdefault(folder, []).append(env_id)
+        game = _own_game(env_id) or _GAMES.get(env_id)
+        seconds = game.compile_seconds if game is not None else 0.0
+        cost[folder] = max(cost.get(folder, 0.0), seconds)
+    order = sorted(folders, key=lambda folder: (-cost[folder], folder))
+    return [tuple(folders[folder]) for folder in order]
 
 
 def env_options(env_id: str) -> dict:

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from card_envs.agents import make_agent
 from card_envs.agents.ppo import ModelError
-
 from card_envs.core import layout
 from card_envs.registry import batched_env_ids, make_game, make_vec
 from card_envs.testing import case_id
@@ -24,7 +24,7 @@ def specs(env_id: str) -> list[str]:
     # rollouts cut at 40 actions: a whole Rummidrez solo rollout is hundreds of solver-backed
     # draws (minutes for this test); test_ismcts.py plays whole rollouts in every env
     found = ["random", "heuristic", "ismcts:8:depth=40", "ppo"]
-    if hasattr(make_game(env_id), "computer_actions"):
+    if type(make_game(env_id)).computer_kernel is not None:
         found.append("computer")  # the games with a built-in computer player
     return found
 

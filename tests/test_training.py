@@ -110,7 +110,7 @@ BASE = {"env": "no_thanks_v0", "total_timesteps": 1000}
         ({"ppo": {"batch_size": 1000}}, "batch_size=1000 must divide n_steps x num_envs"),
         ({"evaluation": {"against": []}}, "against=.* must be a non-empty list"),
         ({"evaluation": {"against": ["computer"]}}, "agent 'computer'"),
-        ({"evaluation": {"runs": 10}}, r"runs=10: only \['double_or_nothing_v0'\]"),
+        ({"evaluation": {"runs": 10}}, "runs=10: no_thanks_v0 has no run env"),
         ({"env": "double_or_nothing_run_v0"}, r"env='double_or_nothing_run_v0' is not one of"),
         (
             {"env": "rummidrez_solo_v0", "opponents": {"pool": {"random": 1}}},

@@ -11,10 +11,10 @@ import threading
 
 import numpy as np
 import pytest
-from card_envs.agents.ismcts import SPECS_10MS
 
 from card_envs import positions
 from card_envs.core.scene import strip_actions
+from card_envs.games.no_thanks import NoThanks
 from card_envs.registry import multi_agent_env_ids, single_agent_env_ids
 from card_envs.tournament import read_jsonl
 from card_envs.web.match import Match
@@ -204,7 +204,7 @@ def test_ismcts_plays_at_the_games_fixed_budget_and_no_other(app):
     _, client = app
     body = {"env_id": "no_thanks_v0", "agents": ["ismcts", "random", "random"], "seed": 1}
     status, data = client.json("POST", "/api/matches", body)
-    assert status == 200 and data["view"]["seats"][0] == SPECS_10MS["no_thanks_v0"]
+    assert status == 200 and data["view"]["seats"][0] == NoThanks.ismcts_10ms
     for step in range(1, 4):
         status, view = client.json("POST", f"/api/matches/{data['id']}/step", {"viewer": "0"})
         assert status == 200 and view["step"] == step

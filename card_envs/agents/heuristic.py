@@ -19,12 +19,12 @@ class HeuristicAgent(Agent):
 
 
 class ComputerAgent(Agent):
-    """The built-in computer opponent of games that have one (Double or Nothing)."""
+    """The built-in computer opponent of games that have one (`Game.computer_kernel`)."""
 
     name = spec = "computer"
 
     def __init__(self, game: Game) -> None:
-        if not hasattr(game, "computer_actions"):
+        if type(game).computer_kernel is None:
             raise ValueError(f"{game.env_id} has no computer player; use random or heuristic")
         self._game = game
 

@@ -26,15 +26,6 @@ DEFAULT_SIMULATIONS = 1000
 ROLLOUTS = {"random": RANDOM, "heuristic": HEURISTIC}
 EXPLORATION = 0.7  # UCB1's constant for win shares in [0, 1] (Cowling et al. use 0.7)
 SPEC_FORM = "ismcts[:SIMULATIONS][:random|heuristic][:depth=D]"
-# per game, the spec that takes about 10 ms a decision on the machine of docs/agents.md (its
-# figures): what the browser's `ismcts` plays, and the main tournament's budgets
-SPECS_10MS = {
-    "no_thanks_v0": "ismcts:700",
-    "surfosaurus_max_v0": "ismcts:300",
-    "double_or_nothing_v0": "ismcts:300",
-    "rummidrez_v0": "ismcts:16",
-    "super_zwierzaki_v0": "ismcts:1000:depth=40",
-}
 
 
 class ISMCTSAgent(Agent):

@@ -76,6 +76,15 @@ class Game:
     # what the soak reports of a finished game besides the laws: the name of `soak_measure`
     # (a number it averages over finished games), or None
     soak_measure_name: ClassVar[str | None] = None
+    # the throughput targets the game's issue set, as multiples of the steps/s of PettingZoo's
+    # tictactoe AEC env: (AEC env, batched env), which `benchmarks/throughput.py` checks (None:
+    # no target), and the configs it measures besides the default one
+    speed_targets: ClassVar[tuple[float, float] | None] = None
+    speed_configs: ClassVar[tuple[dict[str, Any], ...]] = ()
+    # CPU seconds that compiling what the envs of the game's folder call takes on a cold
+    # numba cache (`warm_env` of `card_envs.testing.warm` for each): the warm-ups compile the
+    # dearest folder first (`registry.kernel_groups`)
+    compile_seconds: ClassVar[float] = 0.0
     # information structure, as OpenSpiel's GameType declares it: some cards are unseen by a
     # seat (a deck, removed cards), and other seats hold private cards (a hand)
     hidden_cards: ClassVar[bool] = True
@@ -96,6 +105,15 @@ class Game:
     search_kernel: ClassVar[Any] = None
     # which legal moves that search weighs, and how (`core.ismcts`, `search_row`'s moves_fn)
     search_moves_kernel: ClassVar[Any] = all_moves
+    # the `ismcts` agent's budgets: the spec that takes about 10 ms a decision on the machine
+    # of docs/agents.md (what the browser's `ismcts` plays), and a larger one that
+    # `benchmarks/ismcts.py --strength` measures beside it; None: not measured, and the
+    # browser offers no `ismcts`
+    ismcts_10ms: ClassVar[str | None] = None
+    ismcts_larger: ClassVar[str | None] = None
+    # the original game's built-in computer player, a policy kernel like `heuristic_kernel`
+    # (the `computer` agent, `computer_actions`), or None
+    computer_kernel: ClassVar[Any] = None
     # the observation's segments in order (per seat, optional), so that one padded layout
     # covers every config (`core.padding`)
     obs_segments: ClassVar[tuple[Segment, ...]]
@@ -374,3 +392,10 @@ class Game:
         if kernel is None:
             raise NotImplementedError(f"{self.env_id} has no heuristic policy")
         return run_policy(kernel, observations, masks, *self.heuristic_args())
+
+    def computer_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The game's built-in computer player (`computer_kernel`) for a batch."""
+        kernel = type(self).computer_kernel
+        if kernel is None:
+            raise NotImplementedError(f"{self.env_id} has no computer player")
+        return run_policy(kernel, observations, masks)

@@ -20,7 +20,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from card_envs.evaluation.arena import Chunk, GameBatch, agent_label, play_chunk
-from card_envs.registry import KERNEL_GROUPS
+from card_envs.registry import kernel_groups
 
 
 def default_workers() -> int:
@@ -83,13 +83,11 @@ def _warm_chunks(chunks: Sequence[Chunk]) -> list[Chunk]:
 
 
 def _kernel_groups(chunks: list[Chunk]) -> list[list[Chunk]]:
-    """`chunks` split by the env ids' `KERNEL_GROUPS`, the dearest to compile first (an id
-    outside them, from `register_game`, is a group of its own, last)."""
-    rank = {e: (g, "") for g, group in enumerate(KERNEL_GROUPS) for e in group}
-    groups: dict[tuple[int, str], list[Chunk]] = {}
+    """`chunks` split by the env ids' `kernel_groups()`, the dearest to compile first."""
+    rank = {e: g for g, group in enumerate(kernel_groups()) for e in group}
+    groups: dict[int, list[Chunk]] = {}
     for chunk in chunks:
-        key = rank.get(chunk.env_id, (len(KERNEL_GROUPS), chunk.env_id))
-        groups.setdefault(key, []).append(chunk)
+        groups.setdefault(rank[chunk.env_id], []).append(chunk)
     return [groups[k] for k in sorted(groups)]
 
 
@@ -105,7 +103,7 @@ def warm_up(chunks: Sequence[Chunk], workers: int = 1) -> None:
     Worker processes then start with the kernels compiled (forked) or find them in numba's
     cache (spawned, Ray), instead of each compiling the same kernels. (The crash once
     blamed on those parallel compiles was numba's cache of the generic loops, see
-    `core.batched`.) With `workers` > 1 and games of more than one `KERNEL_GROUPS` group,
+    `core.batched`.) With `workers` > 1 and games of more than one `kernel_groups()` group,
     those groups are first compiled into the cache by that many processes at once: a cold
     compile of the main tournament's agents takes about 4 minutes in one process.
     """

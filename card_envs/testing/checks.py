@@ -659,9 +659,14 @@ def _play_out(env: CardEnv, row: np.ndarray, rng: np.random.Generator, where: st
 # --- compiled and plain Python -----------------------------------------------------------------
 
 _NO_JIT_SCRIPT = """
-import json, sys
+import importlib, json, sys
+import card_envs
 from card_envs.testing.checks import trace
-print(json.dumps([trace(sys.argv[1], config) for config in json.loads(sys.argv[2])]))
+env_id, game, configs = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+if env_id not in card_envs.env_ids():  # registered at run time: register it here too
+    module, _, name = game.partition(":")
+    card_envs.register_game(getattr(importlib.import_module(module), name))
+print(json.dumps([trace(env_id, config) for config in configs]))
 """
 
 
@@ -688,10 +693,13 @@ def trace(env_id: str, config: Config, seed: int = 3, steps: int = 150) -> list:
 
 def check_no_jit(env_id: str, configs: list[Config]) -> None:
     """`NUMBA_DISABLE_JIT=1` plays exactly the games the compiled engine plays, in both faces
-    and with the heuristic (one subprocess for all the configs)."""
+    and with the heuristic (one subprocess for all the configs, which registers a game
+    registered at run time again, from its class's module)."""
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    cls = game_class(env_id)
+    game = f"{cls.__module__}:{cls.__qualname__}"
     done = subprocess.run(
-        [sys.executable, "-c", _NO_JIT_SCRIPT, env_id, json.dumps(configs)],
+        [sys.executable, "-c", _NO_JIT_SCRIPT, env_id, game, json.dumps(configs)],
         env=env,
         capture_output=True,
         text=True,

@@ -12,9 +12,8 @@ from __future__ import annotations
 from card_envs.agents import make_agent
 from card_envs.evaluation.pool import mp_context
 from card_envs.registry import (
-    KERNEL_GROUPS,
     batched_env_ids,
-    env_ids,
+    kernel_groups,
     make,
     make_vec,
     multi_agent_env_ids,
@@ -53,14 +52,12 @@ def _warm_group(env_ids: tuple[str, ...]) -> None:
 
 
 def warm_caches(processes: int = 2) -> None:
-    """Run `warm_env` for every env id, the `KERNEL_GROUPS` shared among `processes`
-    processes (in this process when it is 1)."""
-    missing = set(env_ids()) - {e for group in KERNEL_GROUPS for e in group}
-    if missing:  # a new game must join KERNEL_GROUPS, or its workers compile it each
-        raise ValueError(f"warm_caches: env ids {sorted(missing)} are not in KERNEL_GROUPS")
+    """Run `warm_env` for every registered env id, the `kernel_groups()` shared among
+    `processes` processes (in this process when it is 1)."""
+    groups = kernel_groups()
     if processes <= 1:
-        for group in KERNEL_GROUPS:
+        for group in groups:
             _warm_group(group)
         return
     with mp_context().Pool(processes) as pool:
-        list(pool.imap_unordered(_warm_group, KERNEL_GROUPS))
+        list(pool.imap_unordered(_warm_group, groups))

@@ -80,7 +80,7 @@ from typing import Any
 
 from card_envs.config_file import Checks, ConfigFileError
 from card_envs.core.engine import Game
-from card_envs.registry import batched_env_ids, make_game
+from card_envs.registry import batched_env_ids, make_game, run_env_id
 
 SELF = "self"
 RUN_OPPONENT = "run"  # evaluations.csv rows of the run env: win_rate holds games won per run
@@ -232,7 +232,6 @@ TOP_KEYS = {
 OPPONENT_KEYS = {"pool": "", "snapshot_every": "", "snapshots": "", "sampling": ""}
 SAMPLINGS = ("uniform", "pfsp")
 EVAL_KEYS = {"every": "", "games": "", "final_games": "", "against": "", "workers": "", "runs": ""}
-RUN_ENVS = {"double_or_nothing_v0": "double_or_nothing_run_v0"}  # evaluation.runs
 
 
 def _check_spec(where: str, spec: Any, env_id: str, config: dict) -> str:
@@ -409,8 +408,10 @@ def parse_config(raw: Any, source: str = "config", default_name: str = "training
         _check.fail(ev_where, f"against={against!r} must be a non-empty list of agent specs")
     against = tuple(_check_spec(f"{ev_where}.against", s, env_id, config) for s in against)
     runs = _check.int(ev_where, "runs", ev.get("runs", 0), low=0)
-    if runs and env_id not in RUN_ENVS:
-        _check.fail(ev_where, f"runs={runs}: only {sorted(RUN_ENVS)} have a run env")
+    if runs and run_env_id(env_id) is None:
+        _check.fail(
+            ev_where, f"runs={runs}: {env_id} has no run env (its game against the computer)"
+        )
 
     ppo = _ppo(f"{source}: ppo", raw.get("ppo"))
     num_envs = _check.int(source, "num_envs", raw.get("num_envs", 64))

@@ -17,8 +17,8 @@ from card_envs.agents.ppo import PolicyAgent, frozen_copy
 from card_envs.core.padding import Padding
 from card_envs.evaluation import evaluate, evaluate_episodes
 from card_envs.evaluation.stats import wilson_interval
-from card_envs.registry import make_game
-from card_envs.training.config import RUN_ENVS, RUN_OPPONENT, TrainConfig, seat_multiple
+from card_envs.registry import make_game, run_env_id
+from card_envs.training.config import RUN_OPPONENT, TrainConfig, seat_multiple
 from card_envs.training.opponents import OpponentPool
 
 EVAL_COLUMNS = [
@@ -108,7 +108,7 @@ def evaluate_learner(
             row.update(setting=config.setting_name(setting), num_players=n)
         rows += found
     if config.eval_runs:  # the run env plays every stage: once, whatever the settings
-        runs = evaluate_episodes(RUN_ENVS[config.env], learner, config.eval_runs, seed=seed)
+        runs = evaluate_episodes(run_env_id(config.env), learner, config.eval_runs, seed=seed)
         row = _row(RUN_OPPONENT, runs.episodes, runs.mean_return, runs.mean_return_ci, None)
         rows.append(row | {"setting": "", "num_players": config.num_players})
     return rows

@@ -23,9 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from card_envs.evaluation import evaluate_episodes
-from card_envs.registry import make_game
+from card_envs.registry import make_game, run_env_id
 from card_envs.training.config import (
-    RUN_ENVS,
     RUN_OPPONENT,
     UNBOUNDED,
     TrainConfig,
@@ -143,7 +142,10 @@ def train(
     run_baselines = {}  # games won per run by each baseline agent on the same runs
     for spec in RUN_BASELINES if config.eval_runs else ():
         ep = evaluate_episodes(
-            RUN_ENVS[config.env], spec, config.eval_runs, seed=config.seed + FINAL_EVAL_SEED_OFFSET
+            run_env_id(config.env),
+            spec,
+            config.eval_runs,
+            seed=config.seed + FINAL_EVAL_SEED_OFFSET,
         )
         run_baselines[spec] = {
             "mean": ep.mean_return, "ci_low": ep.mean_return_ci[0], "ci_high": ep.mean_return_ci[1]

@@ -46,7 +46,6 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from card_envs import positions
-from card_envs.agents.ismcts import SPECS_10MS
 from card_envs.agents.ppo import has_shipped_model, shipped_config
 from card_envs.core.config import Option
 from card_envs.core.scene import LOOK
@@ -69,7 +68,7 @@ STATIC = {  # path -> (file, content type): the only files the server sends
     "/app.js": ("app.js", "text/javascript; charset=utf-8"),
     "/style.css": ("style.css", "text/css; charset=utf-8"),
 }
-BROWSER_SPECS = ("random", "heuristic", "computer", "ismcts", "ppo")  # ismcts: SPECS_10MS
+BROWSER_SPECS = ("random", "heuristic", "computer", "ismcts", "ppo")  # ismcts: Game.ismcts_10ms
 REQUEST_FAULTS = {  # http.server's 5xx for what is wrong with the request, as the 4xx it is
     HTTPStatus.NOT_IMPLEMENTED: HTTPStatus.METHOD_NOT_ALLOWED,  # a method other than GET, POST
     HTTPStatus.HTTP_VERSION_NOT_SUPPORTED: HTTPStatus.BAD_REQUEST,  # HTTP/2.0 and up
@@ -107,9 +106,9 @@ def games() -> list[dict]:
         cls = game_class(env_id)
         options = [_option(name, opt) for name, opt in cls.options.items()]
         agents = ["random", "heuristic"]
-        if hasattr(cls, "computer_actions"):
+        if cls.computer_kernel is not None:
             agents.append("computer")
-        if env_id in SPECS_10MS:
+        if cls.ismcts_10ms is not None:
             agents.append("ismcts")
         trained = shipped_config(env_id) if has_shipped_model(env_id) else None
         if trained is not None:  # the page starts from the config `ppo` can play
@@ -172,9 +171,10 @@ class App:
         if position is not None:
             config = position.state["config"]
         if "ismcts" in specs:  # one fixed budget per game: about 10 ms a move
-            if env_id not in SPECS_10MS:
+            budget = _ismcts_10ms(env_id)
+            if budget is None:
                 raise RequestError(400, f"{env_id} has no ismcts agent")
-            specs = [SPECS_10MS[env_id] if s == "ismcts" else s for s in specs]
+            specs = [budget if s == "ismcts" else s for s in specs]
         if env_id in single_agent_env_ids():
             if specs != [HUMAN]:
                 raise RequestError(400, f"{env_id} is played alone: agents must be ['human']")
@@ -244,6 +244,12 @@ class App:
         match = Match.replay(record, step)
         view = match.view(_viewer(match, query.get("viewer")))
         return {**view, "length": len(record["actions"])}
+
+
+def _ismcts_10ms(env_id: str) -> str | None:
+    """The `ismcts` spec the browser plays in `env_id`: its game's budget of about 10 ms a
+    move (`Game.ismcts_10ms`); None for a game without one and for any other id."""
+    return game_class(env_id).ismcts_10ms if env_id in multi_agent_env_ids() else None
 
 
 def _field(body: dict, name: str, kind: type) -> Any:

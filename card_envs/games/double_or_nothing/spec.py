@@ -10,7 +10,7 @@ import numpy as np
 from card_envs.core import layout
 from card_envs.core.combos import range_copies, range_strength
 from card_envs.core.config import COUNT_CAP, Option
-from card_envs.core.engine import Game, run_policy
+from card_envs.core.engine import Game
 from card_envs.core.loading import Reader
 from card_envs.core.scene import Scene
 from card_envs.core.segments import Segment
@@ -129,7 +129,13 @@ class DoubleOrNothing(Game):
     obs_segments = (Segment("all", k.OBS_SIZE),)  # two seats, no optional slots
     batched = batched
     heuristic_kernel = heuristic_actions
+    computer_kernel = computer_actions
     search_kernel = search.search
+    ismcts_10ms = "ismcts:300"
+    ismcts_larger = "ismcts:1200"
+    speed_targets = (4.0, 60.0)
+    speed_configs = (dict(stage=4),)
+    compile_seconds = 30  # its run env's included
     test_configs = (
         dict(stage=1),
         dict(stage=2, first_leader=1),
@@ -364,6 +370,3 @@ class DoubleOrNothing(Game):
             each = (f"{_count_word(copies)} {v}{'s' * (copies != 1)}" for v in scarce)
             text += f"; forced copies: {', '.join(each)}"
         return text + ")"
-
-    def computer_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        return run_policy(computer_actions, observations, masks)

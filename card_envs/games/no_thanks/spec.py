@@ -73,6 +73,10 @@ class NoThanks(Game):
     batched = batched
     heuristic_kernel = heuristic_actions
     search_kernel = search.search
+    ismcts_10ms = "ismcts:700"
+    ismcts_larger = "ismcts:3000"
+    speed_targets = (5.0, 200.0)
+    compile_seconds = 19
     test_configs = (
         *(dict(num_players=n, public_tokens=p) for n in range(3, 8) for p in (False, True)),
         dict(num_players=4, reward="score"),

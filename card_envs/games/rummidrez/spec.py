@@ -58,6 +58,7 @@ class _RummidrezBase(Game):
     batched = batched
     heuristic_kernel = heuristic_actions
     search_kernel = search.search
+    compile_seconds = 96  # the folder's two games together, which share the solver
     search_moves_kernel = search.search_moves
     game_state_size = k.STATE_SIZE
     history_codes = k.HISTORY_CODES
@@ -177,6 +178,10 @@ class Rummidrez(_RummidrezBase):
     env_id = "rummidrez_v0"
     title = "Rummidrez"
     derived_options = ("hints",)  # not solo: its hint is kept in the row by `step`
+    ismcts_10ms = "ismcts:16"  # it searches only its meld decisions (docs/agents.md)
+    ismcts_larger = "ismcts:32"
+    speed_targets = (3.0, 40.0)
+    speed_configs = (dict(num_players=4),)
     options = {
         "num_players": Option(2, "number of players", low=2, high=k.MAX_PLAYERS),
         "reward": Option(

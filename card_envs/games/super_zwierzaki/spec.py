@@ -42,6 +42,11 @@ class SuperZwierzaki(Game):
     batched = batched
     heuristic_kernel = heuristic_actions
     search_kernel = search.search
+    ismcts_10ms = "ismcts:1000:depth=40"
+    ismcts_larger = "ismcts:4000:depth=40"
+    speed_targets = (4.0, 40.0)
+    speed_configs = (dict(num_players=2), dict(num_players=8))  # the default has 4
+    compile_seconds = 63
     # the default cap where random games refill the draw pile in about half the games
     # (after 1,200-1,600 steps); a shorter one at most player counts keeps the suite quick
     test_configs = (
