@@ -10,7 +10,6 @@ import re
 
 import numpy as np
 import pytest
-from card_envs.agents import make_agent
 from helpers_double_or_nothing import ENV_ID, make_env, situation
 from reference_double_or_nothing import (
     NUM_ACTIONS,
@@ -23,6 +22,7 @@ from reference_double_or_nothing import (
 )
 
 import card_envs
+from card_envs.agents import make_agent
 from card_envs.core import scene
 from card_envs.core.loading import HEADER_KEYS
 from card_envs.games.double_or_nothing import engine as k

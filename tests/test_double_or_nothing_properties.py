@@ -6,7 +6,6 @@ from __future__ import annotations
 import random
 
 import numpy as np
-from card_envs.agents import make_agent
 from helpers_double_or_nothing import rule_fields
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
@@ -28,6 +27,7 @@ from reference_double_or_nothing import play_for_range as ref_play_for_range
 from reference_double_or_nothing import stronger as ref_stronger
 
 import card_envs
+from card_envs.agents import make_agent
 from card_envs.games.double_or_nothing import computer_move, play_for_range, stronger
 
 ENV_ID = "double_or_nothing_v0"

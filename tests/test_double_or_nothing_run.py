@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from card_envs.agents import make_agent
 from gymnasium.utils.env_checker import check_env
 from helpers_double_or_nothing import rule_fields
 from reference_double_or_nothing import (
@@ -20,6 +19,7 @@ from reference_double_or_nothing import (
 )
 
 import card_envs
+from card_envs.agents import make_agent
 from card_envs.core import layout
 from card_envs.games.double_or_nothing import engine as k
 from card_envs.games.double_or_nothing.run_env import DoubleOrNothingRun

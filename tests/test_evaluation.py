@@ -6,9 +6,9 @@ import statistics
 
 import numpy as np
 import pytest
-from card_envs.agents import Agent, RandomAgent
 
 import card_envs
+from card_envs.agents import Agent, RandomAgent
 from card_envs.evaluation import evaluate, pool
 from card_envs.evaluation.arena import Chunk, derive_seed
 from card_envs.evaluation.pool import show_progress, warm_up

@@ -10,11 +10,11 @@ import math
 
 import numpy as np
 import pytest
+from helpers_no_thanks import NO_THANKS, TAKE, make_env, write_situation
+
 from card_envs.agents import make_agent
 from card_envs.agents.human import Terminal
 from card_envs.agents.ismcts import DEFAULT_SIMULATIONS, ISMCTSAgent
-from helpers_no_thanks import NO_THANKS, TAKE, make_env, write_situation
-
 from card_envs.core import ismcts, layout
 from card_envs.evaluation import evaluate
 from card_envs.play import play

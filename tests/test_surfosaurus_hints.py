@@ -8,10 +8,10 @@ import random
 
 import numpy as np
 import pytest
-from card_envs.agents import make_agent
 from helpers_surfosaurus import PLAYER_COUNTS, make_env, obs_of, random_action
 from reference_surfosaurus import DEFAULT_POINTS, NUM_CARDS, brute_showdown, card_id
 
+from card_envs.agents import make_agent
 from card_envs.games.surfosaurus import engine as k
 
 
