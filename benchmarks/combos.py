@@ -9,7 +9,7 @@ benchmark checks that they agree before printing the rates.
 
 Then the Rummidrez table solver (`card_envs.games.rummidrez.solver`): `table_valid` on random
 mid-game tables of 20-60 cards against the tests' plain-Python brute force
-(`tests/reference_rummidrez.py`, loaded by path) on a subsample of the same tables, the
+(`tests/games/rummidrez/reference.py`, loaded by path) on a subsample of the same tables, the
 slowest table found (random, hand-made adversarial and local-search tables), and
 `best_addition` (a hand of 14-20 cards against a 30-50 card table).
 """
@@ -102,7 +102,7 @@ def combos(args) -> None:
 
 # --- Rummidrez table solver ----------------------------------------------------------------
 
-_REFERENCE = Path(__file__).resolve().parents[1] / "tests" / "reference_rummidrez.py"
+_REFERENCE = Path(__file__).resolve().parents[1] / "tests" / "games" / "rummidrez" / "reference.py"
 _DECK = NUM_FIGURES * NUM_NUMBERS  # id of the neutral in a deck drawn with np.repeat
 
 
@@ -436,7 +436,7 @@ def _rz_rates(args, cases, answers, reference):
     cap = f"{args.rummidrez_brute_cap:g} s"
     per_table = brute_times / best[:n]
     print(
-        f"brute force (tests/reference_rummidrez.py): {capped} of {n} tables stopped at the "
+        f"brute force (tests/games/rummidrez/reference.py): {capped} of {n} tables stopped at the "
         f"{cap} cap and counted as {cap} (its rate is then at most, the ratio at least, the "
         f"above); agreed on the other {agreed}. Per table, brute force over table_valid: "
         f"median {_times(np.median(per_table))}, lowest {_times(per_table.min())}; brute force "

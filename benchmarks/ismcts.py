@@ -28,9 +28,9 @@ import argparse
 import time
 
 import numpy as np
+
 from card_envs.agents.ismcts import SPECS_10MS, ISMCTSAgent
 from card_envs.agents.ppo import shipped_config
-
 from card_envs.core import layout
 from card_envs.evaluation import evaluate
 from card_envs.registry import make_game, multi_agent_env_ids

@@ -41,6 +41,7 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse_args(argv)
 
     import ray
+
     from card_envs.training.rllib.train import train as train_rllib
     from card_envs.training.train import train as train_sb3
 

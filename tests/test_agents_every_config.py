@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from card_envs.agents import make_agent
 from card_envs.agents.ppo import ModelError
-
 from card_envs.core import layout
 from card_envs.registry import batched_env_ids, make_game, make_vec
 from card_envs.testing import case_id

@@ -2,9 +2,9 @@
 
 import numpy as np
 import pytest
-from card_envs.agents import Agent, HeuristicAgent, RandomAgent, make_agent
 
 import card_envs
+from card_envs.agents import Agent, HeuristicAgent, RandomAgent, make_agent
 from card_envs.evaluation import evaluate
 
 

@@ -6,10 +6,10 @@ import statistics
 
 import numpy as np
 import pytest
-from card_envs.agents import Agent, RandomAgent
 
 import card_envs
 from card_envs import evaluation
+from card_envs.agents import Agent, RandomAgent
 from card_envs.evaluation import (
     Chunk,
     derive_seed,

@@ -270,7 +270,6 @@ def _positions(history: int):
 def test_a_model_trained_with_history_k_reads_the_k_newest_of_a_longer_one(tmp_path, pad):
     from card_envs.agents import make_agent
     from card_envs.agents.ppo import ModelError
-
     from card_envs.core.padding import Padding, padded_size
 
     model, path = _tiny_model(tmp_path, 3, pad)

@@ -7,10 +7,10 @@ import io
 
 import numpy as np
 import pytest
-from card_envs.agents import make_agent
-from card_envs.agents.human import HumanAgent, Quit, Terminal, match
 
 import card_envs
+from card_envs.agents import make_agent
+from card_envs.agents.human import HumanAgent, Quit, Terminal, match
 from card_envs.core import layout
 from card_envs.evaluation import evaluate
 from card_envs.games.rummidrez.solver import card_name

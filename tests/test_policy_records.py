@@ -8,11 +8,11 @@ import json
 
 import numpy as np
 import pytest
+
+import card_envs
 from card_envs.agents import make_agent
 from card_envs.agents.base import TOP_ACTIONS
 from card_envs.agents.ismcts import ISMCTSAgent
-
-import card_envs
 from card_envs.cli import main as cli_main
 from card_envs.evaluation import evaluate
 from card_envs.registry import make_game, make_vec
@@ -37,8 +37,9 @@ def decisions(env_id: str, config: dict, seed: int, actions: list[int]):
 
 def test_a_recorded_ppo_probability_is_the_models_masked_softmax_and_its_value():
     import torch
-    from card_envs.agents.ppo import shipped_model
     from sb3_contrib import MaskablePPO
+
+    from card_envs.agents.ppo import shipped_model
 
     ev = evaluate(ENV, ["ppo", "random", "heuristic"], games=3, seed=2, workers=1,
                   progress=False, record_policy=True)  # fmt: skip

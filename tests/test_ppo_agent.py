@@ -8,11 +8,11 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
+from sb3_contrib import MaskablePPO  # noqa: E402
+
 import card_envs.agents.ppo as ppo  # noqa: E402
 from card_envs.agents import make_agent  # noqa: E402
 from card_envs.agents.ppo import ModelError, PPOAgent  # noqa: E402
-from sb3_contrib import MaskablePPO  # noqa: E402
-
 from card_envs.evaluation import evaluate  # noqa: E402
 from card_envs.wrappers import SingleAgentVecEnv  # noqa: E402
 
@@ -211,6 +211,7 @@ def test_policy_agent_on_a_frozen_copy_acts_like_the_saved_model_and_stays_froze
     import copy
 
     import torch
+
     from card_envs.agents.ppo import PolicyAgent, frozen_copy
 
     live = MaskablePPO.load(model_path, device="cpu")
@@ -236,9 +237,9 @@ def test_policy_agent_on_a_frozen_copy_acts_like_the_saved_model_and_stays_froze
 def test_action_probabilities_equal_sb3s_masked_distribution(env_id):
     """The agent's lean forward pass gives SB3's own masked probabilities."""
     import torch
-    from card_envs.agents.ppo import PolicyAgent
 
     import card_envs
+    from card_envs.agents.ppo import PolicyAgent
 
     venv = SingleAgentVecEnv(env_id, 4, opponents="random", seed=1)
     model = MaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=64, seed=3, device="cpu")

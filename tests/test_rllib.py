@@ -14,8 +14,15 @@ import numpy as np
 import pytest
 import torch
 import yaml
+from ray.rllib.core.columns import Columns
+from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+
 from card_envs.agents import make_agent
 from card_envs.agents.rllib import RLModuleAgent
+from card_envs.core import layout
+from card_envs.core.padding import Padding
+from card_envs.evaluation import evaluate
+from card_envs.registry import make_game, make_vec, multi_agent_env_ids
 from card_envs.training.config import TrainConfigError, parse_config
 from card_envs.training.imitation import collect
 from card_envs.training.rllib.batched import BatchedEnvRunner
@@ -32,13 +39,6 @@ from card_envs.training.rllib.train import (
     warm_start,
 )
 from card_envs.training.train import build_parser, run
-from ray.rllib.core.columns import Columns
-from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
-
-from card_envs.core import layout
-from card_envs.core.padding import Padding
-from card_envs.evaluation import evaluate
-from card_envs.registry import make_game, make_vec, multi_agent_env_ids
 
 
 def test_the_env_plays_the_engines_game_turn_by_turn():

@@ -11,9 +11,9 @@ import threading
 
 import numpy as np
 import pytest
-from card_envs.agents.ismcts import SPECS_10MS
 
 from card_envs import positions
+from card_envs.agents.ismcts import SPECS_10MS
 from card_envs.core.scene import strip_actions
 from card_envs.registry import multi_agent_env_ids, single_agent_env_ids
 from card_envs.tournament import read_jsonl

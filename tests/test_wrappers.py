@@ -2,10 +2,10 @@
 
 import numpy as np
 import pytest
-from card_envs.agents import Agent, make_agent
 from gymnasium.utils.env_checker import check_env
 
 import card_envs
+from card_envs.agents import Agent, make_agent
 from card_envs.wrappers import SingleAgentEnv, SingleAgentVecEnv
 
 

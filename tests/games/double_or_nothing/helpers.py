@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import random
 
-from reference_double_or_nothing import RefDoubleOrNothing, cards_from_counts, scale
-
 import card_envs
 from card_envs.core import layout
 from card_envs.core.loading import game_fields
 from card_envs.games.double_or_nothing import engine as k
 from card_envs.games.double_or_nothing.spec import HISTORY_KEYS
+from tests.games.double_or_nothing.reference import RefDoubleOrNothing, cards_from_counts, scale
 
 ENV_ID = "double_or_nothing_v0"
 

@@ -10,9 +10,14 @@ import re
 
 import numpy as np
 import pytest
+
+import card_envs
 from card_envs.agents import make_agent
-from helpers_double_or_nothing import ENV_ID, make_env, situation
-from reference_double_or_nothing import (
+from card_envs.core import scene
+from card_envs.core.loading import HEADER_KEYS
+from card_envs.games.double_or_nothing import engine as k
+from tests.games.double_or_nothing.helpers import ENV_ID, make_env, situation
+from tests.games.double_or_nothing.reference import (
     NUM_ACTIONS,
     OBS_SIZE,
     PASS,
@@ -21,11 +26,6 @@ from reference_double_or_nothing import (
     range_action,
     scale,
 )
-
-import card_envs
-from card_envs.core import scene
-from card_envs.core.loading import HEADER_KEYS
-from card_envs.games.double_or_nothing import engine as k
 
 STATE_KEYS = {
     *HEADER_KEYS,

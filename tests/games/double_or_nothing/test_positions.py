@@ -9,9 +9,9 @@ import json
 
 import numpy as np
 import pytest
-from card_envs.agents import make_agent
 
 from card_envs import make, make_vec, positions
+from card_envs.agents import make_agent
 from card_envs.core.config import COUNT_CAP
 from card_envs.core.loading import StateDictError
 from card_envs.games.double_or_nothing import engine as k

@@ -6,11 +6,14 @@ from __future__ import annotations
 import random
 
 import numpy as np
-from card_envs.agents import make_agent
-from helpers_double_or_nothing import rule_fields
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
-from reference_double_or_nothing import (
+
+import card_envs
+from card_envs.agents import make_agent
+from card_envs.games.double_or_nothing import computer_move, play_for_range, stronger
+from tests.games.double_or_nothing.helpers import rule_fields
+from tests.games.double_or_nothing.reference import (
     PASS,
     RANGES,
     RefDoubleOrNothing,
@@ -23,12 +26,9 @@ from reference_double_or_nothing import (
     scale,
     strength,
 )
-from reference_double_or_nothing import computer_move as ref_computer_move
-from reference_double_or_nothing import play_for_range as ref_play_for_range
-from reference_double_or_nothing import stronger as ref_stronger
-
-import card_envs
-from card_envs.games.double_or_nothing import computer_move, play_for_range, stronger
+from tests.games.double_or_nothing.reference import computer_move as ref_computer_move
+from tests.games.double_or_nothing.reference import play_for_range as ref_play_for_range
+from tests.games.double_or_nothing.reference import stronger as ref_stronger
 
 ENV_ID = "double_or_nothing_v0"
 SEEDS = st.integers(min_value=-(2**63), max_value=2**64)

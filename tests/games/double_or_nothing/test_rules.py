@@ -1,12 +1,23 @@
 """Double or Nothing: hand-made situations for each rule, checked against the rule text, the
-rulings and the reference game (reference_double_or_nothing)."""
+rulings and the reference game (reference)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers_double_or_nothing import fill_decks, make_env, rule_fields, situation, write_situation
-from reference_double_or_nothing import (
+
+from card_envs import positions
+from card_envs.core.rng import seed_row
+from card_envs.games.double_or_nothing import computer_move, play_for_range, stronger
+from card_envs.games.double_or_nothing import engine as k
+from tests.games.double_or_nothing.helpers import (
+    fill_decks,
+    make_env,
+    rule_fields,
+    situation,
+    write_situation,
+)
+from tests.games.double_or_nothing.reference import (
     PASS,
     RANGES,
     RefDoubleOrNothing,
@@ -21,14 +32,9 @@ from reference_double_or_nothing import (
     range_action,
     scale,
 )
-from reference_double_or_nothing import computer_move as ref_computer_move
-from reference_double_or_nothing import play_for_range as ref_play_for_range
-from reference_double_or_nothing import stronger as ref_stronger
-
-from card_envs import positions
-from card_envs.core.rng import seed_row
-from card_envs.games.double_or_nothing import computer_move, play_for_range, stronger
-from card_envs.games.double_or_nothing import engine as k
+from tests.games.double_or_nothing.reference import computer_move as ref_computer_move
+from tests.games.double_or_nothing.reference import play_for_range as ref_play_for_range
+from tests.games.double_or_nothing.reference import stronger as ref_stronger
 
 STAGES = (1, 2, 3, 4)
 OBS_OWN_DECK, OBS_STAGE = 9, 38

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from card_envs.agents import make_agent
 from gymnasium.utils.env_checker import check_env
-from helpers_double_or_nothing import rule_fields
-from reference_double_or_nothing import (
+
+import card_envs
+from card_envs.agents import make_agent
+from card_envs.core import layout
+from card_envs.games.double_or_nothing import engine as k
+from card_envs.games.double_or_nothing.run_env import DoubleOrNothingRun
+from tests.games.double_or_nothing.helpers import rule_fields
+from tests.games.double_or_nothing.reference import (
     NUM_ACTIONS,
     OBS_SIZE,
     PASS,
@@ -18,11 +23,6 @@ from reference_double_or_nothing import (
     range_action,
     scale,
 )
-
-import card_envs
-from card_envs.core import layout
-from card_envs.games.double_or_nothing import engine as k
-from card_envs.games.double_or_nothing.run_env import DoubleOrNothingRun
 
 RUN_ID = "double_or_nothing_run_v0"
 OBS_OWN_DECK, OBS_OPP_DECK, OBS_LED, OBS_STAGE = 9, 10, 37, 38

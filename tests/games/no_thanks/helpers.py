@@ -6,11 +6,11 @@ import random
 from collections.abc import Sequence
 
 import numpy as np
-from reference_no_thanks import NUM_PLAYED, RefNoThanks, starting_tokens
 
 import card_envs
 from card_envs.core import layout
 from card_envs.games.no_thanks import engine as k
+from tests.games.no_thanks.reference import NUM_PLAYED, RefNoThanks, starting_tokens
 
 ENV_ID = "no_thanks_v0"
 PLAYER_COUNTS = (3, 4, 5, 6, 7)

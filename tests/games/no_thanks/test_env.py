@@ -8,7 +8,10 @@ import random
 
 import numpy as np
 import pytest
-from helpers_no_thanks import (
+
+import card_envs
+from card_envs.core.loading import HEADER_KEYS, game_fields
+from tests.games.no_thanks.helpers import (
     ENV_ID,
     NO_THANKS,
     PLAYER_COUNTS,
@@ -17,9 +20,6 @@ from helpers_no_thanks import (
     pick_action,
     ref_from_env,
 )
-
-import card_envs
-from card_envs.core.loading import HEADER_KEYS, game_fields
 
 STATE_KEYS = {
     *HEADER_KEYS,

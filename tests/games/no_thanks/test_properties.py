@@ -6,8 +6,12 @@ import random
 
 import numpy as np
 import pytest
-from helpers_aec import last_rewards
-from helpers_no_thanks import (
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from card_envs.core.loading import game_fields
+from card_envs.games.no_thanks import score
+from tests.games.no_thanks.helpers import (
     NO_THANKS,
     PLAYER_COUNTS,
     TAKE,
@@ -16,12 +20,8 @@ from helpers_no_thanks import (
     ref_from_env,
     total_tokens,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from reference_no_thanks import ref_score
-
-from card_envs.core.loading import game_fields
-from card_envs.games.no_thanks import score
+from tests.games.no_thanks.reference import ref_score
+from tests.helpers_aec import last_rewards
 
 ALL_CARDS = list(range(3, 36))
 SEEDS = st.integers(min_value=-(2**63), max_value=2**64)

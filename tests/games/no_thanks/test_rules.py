@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers_aec import last_rewards
-from helpers_no_thanks import (
+
+from card_envs import positions
+from card_envs.core.loading import game_fields
+from card_envs.games.no_thanks import score
+from tests.games.no_thanks.helpers import (
     NO_THANKS,
     PLAYER_COUNTS,
     TAKE,
@@ -17,11 +20,8 @@ from helpers_no_thanks import (
     total_tokens,
     write_situation,
 )
-from reference_no_thanks import ref_score
-
-from card_envs import positions
-from card_envs.core.loading import game_fields
-from card_envs.games.no_thanks import score
+from tests.games.no_thanks.reference import ref_score
+from tests.helpers_aec import last_rewards
 
 EXPECTED_TOKENS = {3: 11, 4: 11, 5: 11, 6: 9, 7: 7}  # the rule text's table
 OBS_POT, OBS_OWN_TOKENS = 33, 34

@@ -11,9 +11,9 @@ import random
 
 import numpy as np
 import pytest
-from helpers_no_thanks import PLAYER_COUNTS, make_env, obs_of, pick_action
 
 from card_envs.games.no_thanks import engine as k
+from tests.games.no_thanks.helpers import PLAYER_COUNTS, make_env, obs_of, pick_action
 
 OBS_OWN_TOKENS = 34
 

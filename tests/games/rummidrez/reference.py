@@ -1,6 +1,6 @@
-"""Plain-Python brute force for Rummidrez tables, the oracle of `test_rummidrez_solver.py`,
+"""Plain-Python brute force for Rummidrez tables, the oracle of `test_solver.py`,
 and the game flow of `rummidrez_v0` (legal actions and the next state, from a state dict),
-the oracle of `test_rummidrez_properties.py` (see "the game flow" below).
+the oracle of `test_properties.py` (see "the game flow" below).
 
 Written from the rule text (/work/shared/rules/rummidrez.txt), the rulings and the
 project's choices (docs/rules/rummidrez.md) only; it imports nothing from `card_envs`, so a

@@ -1,6 +1,6 @@
 """Rummidrez positions: `load_state_dict` round trips (both envs, the batched instances), a
 hand-written position plays on as the rules say, and every kind of bad dict is refused
-with the field named, the env unchanged. Cards are written as in test_rummidrez_rules.py:
+with the field named, the env unchanged. Cards are written as in test_rules.py:
 a figure letter (P Pawn, K Knight, B Bishop, R Rook, Q Queen, J Joker) and a number, N for
 a neutral."""
 
@@ -13,7 +13,6 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from reference_rummidrez import full_deck, group_is_valid
 
 from card_envs import make, make_vec, positions
 from card_envs.core.loading import TURN_LIMIT, StateDictError
@@ -21,6 +20,7 @@ from card_envs.games.rummidrez import Rummidrez, RummidrezSolo, card_name
 from card_envs.games.rummidrez import engine as k
 from card_envs.games.rummidrez.solver import group_error
 from card_envs.testing import checks
+from tests.games.rummidrez.reference import full_deck, group_is_valid
 
 FIGURES = "PKBRQJ"
 

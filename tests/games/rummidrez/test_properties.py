@@ -1,6 +1,6 @@
 """Rummidrez property tests: seeded games played by a mix of random legal actions and a
 scripted melding policy, checked step by step against the plain-Python game flow of
-`reference_rummidrez` (legal actions, the next state, rewards, the end).
+`reference` (legal actions, the next state, rewards, the end).
 
 The melding policy asks the exact solver (`largest_valid_subset`) for the largest part of its
 hand that opens (7+ cards in groups of their own) or joins the table, and places it one card
@@ -20,7 +20,10 @@ import numpy as np
 import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
-from reference_rummidrez import (
+
+import card_envs
+from card_envs.games.rummidrez import largest_valid_subset
+from tests.games.rummidrez.reference import (
     DRAW,
     END_MELD,
     NEUTRAL,
@@ -35,9 +38,6 @@ from reference_rummidrez import (
     share_by_points,
     target_points,
 )
-
-import card_envs
-from card_envs.games.rummidrez import largest_valid_subset
 
 ENV_ID = "rummidrez_v0"
 SEEDS = st.integers(min_value=0, max_value=2**63 - 1)
@@ -188,7 +188,7 @@ def run_game(seed: int, play_seed: int, rules: Rules, styles: list[str]) -> Coun
         assert s["winner"] is not None and wins >= 1
         if rules.match:
             assert max(s["points"]) >= target_points(rules.num_players)
-    # a hand with no winner cannot come from a deal (see test_rummidrez_rules.py::
+    # a hand with no winner cannot come from a deal (see test_rules.py::
     # test_no_winner_when_the_draw_pile_cannot_be_refilled): it never happens in play
     assert events["no_winner"] == 0
     return events

@@ -15,8 +15,6 @@ from collections import Counter
 
 import numpy as np
 import pytest
-import reference_rummidrez as ref
-from reference_rummidrez import full_deck, group_is_valid
 
 import card_envs
 from card_envs import positions
@@ -25,6 +23,8 @@ from card_envs.core.config import ConfigError
 from card_envs.games.rummidrez import card_name
 from card_envs.games.rummidrez import engine as k
 from card_envs.games.rummidrez.spec import Rummidrez
+from tests.games.rummidrez import reference as ref
+from tests.games.rummidrez.reference import full_deck, group_is_valid
 
 ENV_ID = "rummidrez_v0"
 FIGURES = "PKBRQJ"

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from card_envs.agents.ismcts import ISMCTSAgent
-from helpers_rummidrez import heuristic_game
 
+from card_envs.agents.ismcts import ISMCTSAgent
 from card_envs.core import ismcts, layout
 from card_envs.games.rummidrez import engine as k
 from card_envs.games.rummidrez import search
 from card_envs.registry import make_game
+from tests.games.rummidrez.helpers import heuristic_game
 
 SIMULATIONS = 8
 

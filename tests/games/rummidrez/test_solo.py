@@ -16,10 +16,10 @@ from collections import Counter
 import gymnasium
 import numpy as np
 import pytest
-from card_envs.agents import make_agent
 from gymnasium.utils.env_checker import check_env
 
 import card_envs
+from card_envs.agents import make_agent
 from card_envs.core import layout, scene
 from card_envs.core.config import ConfigError
 from card_envs.evaluation import evaluate_episodes

@@ -1,5 +1,5 @@
 """Rummidrez table solver: `is_valid_table`, `table_partition` and `largest_valid_subset`
-against the plain-Python brute force (`reference_rummidrez`), on hand-made tables for every
+against the plain-Python brute force (`reference`), on hand-made tables for every
 rule, thousands of random tables (random valid partitions as they are, with a card removed
 or added, and random multisets), full 112-card tables, and hypothesis. A "yes" is also
 checked on its own: the partition returned must consist of valid groups holding exactly the
@@ -20,16 +20,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numba import njit
-from reference_rummidrez import (
-    FIGURES,
-    NEUTRAL,
-    NUMBERS,
-    card_id,
-    group_is_valid,
-    largest_addition,
-    partition_matches,
-)
-from reference_rummidrez import is_valid as brute_valid
 
 from card_envs.games.rummidrez import (
     best_addition,
@@ -41,6 +31,16 @@ from card_envs.games.rummidrez import (
     table_valid,
 )
 from card_envs.games.rummidrez.solver import table_states
+from tests.games.rummidrez.reference import (
+    FIGURES,
+    NEUTRAL,
+    NUMBERS,
+    card_id,
+    group_is_valid,
+    largest_addition,
+    partition_matches,
+)
+from tests.games.rummidrez.reference import is_valid as brute_valid
 
 PAWN, KNIGHT, BISHOP, ROOK, QUEEN, JOKER = range(6)
 N = NEUTRAL
@@ -542,7 +542,7 @@ def test_same_answers_without_jit():
         capture_output=True,
         text=True,
         env=env,
-        cwd=Path(__file__).resolve().parents[1],
+        cwd=Path(__file__).resolve().parents[3],  # the checkout
         check=True,
     )
     got = json.loads(proc.stdout)

@@ -1,6 +1,6 @@
 """Shared helpers for the Super Zwierzaki tests (no tests here): kinds by name, engine rows
 to and from reference games, and `Table`, one interface over both implementations, so that
-every hand-made situation of `test_super_zwierzaki_rules.py` runs on the plain-Python
+every hand-made situation of `test_rules.py` runs on the plain-Python
 reference and on the numba engine with the same assertions.
 """
 
@@ -10,7 +10,12 @@ import random
 from collections import Counter
 
 import numpy as np
-from reference_super_zwierzaki import (
+
+from card_envs.core import layout
+from card_envs.core.rng import seed_row
+from card_envs.games.super_zwierzaki import deck
+from card_envs.games.super_zwierzaki import engine as k
+from tests.games.super_zwierzaki.reference import (
     _KINDS,
     COLOURS,
     Decision,
@@ -22,11 +27,6 @@ from reference_super_zwierzaki import (
     colours_of,
     legal,
 )
-
-from card_envs.core import layout
-from card_envs.core.rng import seed_row
-from card_envs.games.super_zwierzaki import deck
-from card_envs.games.super_zwierzaki import engine as k
 
 NUM_KINDS = deck.NUM_KINDS
 IMPLEMENTATIONS = ["reference", "engine"]

@@ -21,7 +21,7 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-DECK_FILE = Path(__file__).parents[1] / "card_envs" / "games" / "super_zwierzaki" / "deck.json"
+DECK_FILE = Path(__file__).parents[3] / "card_envs" / "games" / "super_zwierzaki" / "deck.json"
 _KINDS = json.loads(DECK_FILE.read_text(encoding="utf-8"))["kinds"]
 NUM_KINDS = len(_KINDS)
 COLOURS = ["LB", "LG", "R", "DB", "V", "O", "DG", "Y", "P"]

@@ -9,7 +9,11 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from helpers_super_zwierzaki import (
+
+from card_envs.core import layout
+from card_envs.games.super_zwierzaki import deck
+from card_envs.games.super_zwierzaki import engine as k
+from tests.games.super_zwierzaki.helpers import (
     NUM_KINDS,
     Replay,
     differences,
@@ -17,11 +21,7 @@ from helpers_super_zwierzaki import (
     reference_of,
     take_engine_hands,
 )
-from reference_super_zwierzaki import CLASS_OF, Rules, act, legal
-
-from card_envs.core import layout
-from card_envs.games.super_zwierzaki import deck
-from card_envs.games.super_zwierzaki import engine as k
+from tests.games.super_zwierzaki.reference import CLASS_OF, Rules, act, legal
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 5, 8, 12])

@@ -16,7 +16,11 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from helpers_super_zwierzaki import (
+
+from card_envs.core import layout
+from card_envs.games.super_zwierzaki import engine as k
+from card_envs.games.super_zwierzaki.spec import SuperZwierzaki
+from tests.games.super_zwierzaki.helpers import (
     ALIGATOR,
     CZAPLA,
     GRIZZLY,
@@ -32,11 +36,7 @@ from helpers_super_zwierzaki import (
     hands,
     situation,
 )
-from reference_super_zwierzaki import Rules
-
-from card_envs.core import layout
-from card_envs.games.super_zwierzaki import engine as k
-from card_envs.games.super_zwierzaki.spec import SuperZwierzaki
+from tests.games.super_zwierzaki.reference import Rules
 
 NUM_KINDS = k.NUM_KINDS
 # a draw pile of many kinds, so that a redeal shows

@@ -9,7 +9,14 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from helpers_super_zwierzaki import (
+
+from card_envs import make, make_vec, positions
+from card_envs.core.loading import StateDictError
+from card_envs.games.super_zwierzaki import deck
+from card_envs.games.super_zwierzaki import engine as sz
+from card_envs.games.super_zwierzaki.engine import KIND, PASS
+from card_envs.testing import checks
+from tests.games.super_zwierzaki.helpers import (
     ALIGATOR,
     CZAPLA,
     GRIZZLY,
@@ -23,13 +30,6 @@ from helpers_super_zwierzaki import (
     ZAJAC,
     kind,
 )
-
-from card_envs import make, make_vec, positions
-from card_envs.core.loading import StateDictError
-from card_envs.games.super_zwierzaki import deck
-from card_envs.games.super_zwierzaki import engine as sz
-from card_envs.games.super_zwierzaki.engine import KIND, PASS
-from card_envs.testing import checks
 
 SZ = "super_zwierzaki_v0"
 SZYMPANS = kind("Szympans")  # DB mky, Oth

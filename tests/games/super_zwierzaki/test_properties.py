@@ -10,7 +10,7 @@ actions accepted, five masked-out ones refused). Here, beyond that:
   game outlives its turn cap: it ends with a winner whose hand is empty, or is truncated
   exactly at `max_turns` turns;
 - every mask is exact: it is the reference game's set of legal actions for the position the
-  env's `state_dict()` describes (`reference_super_zwierzaki.legal`), at every step; and at
+  env's `state_dict()` describes (`reference.legal`), at every step; and at
   sampled positions every masked-in action is accepted (on a copy of the env) and every
   masked-out action is refused with a ValueError that changes nothing.
 """
@@ -23,7 +23,13 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from helpers_super_zwierzaki import (
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import card_envs
+from card_envs.core import layout
+from card_envs.games.super_zwierzaki import deck, spec
+from tests.games.super_zwierzaki.helpers import (
     CZAPLA,
     DZI,
     GRIZZLY,
@@ -35,9 +41,7 @@ from helpers_super_zwierzaki import (
     ZAJAC,
     situation,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from reference_super_zwierzaki import (
+from tests.games.super_zwierzaki.reference import (
     COLOUR_OF,
     COPIES,
     DRAW,
@@ -51,10 +55,6 @@ from reference_super_zwierzaki import (
     Rules,
     legal,
 )
-
-import card_envs
-from card_envs.core import layout
-from card_envs.games.super_zwierzaki import deck, spec
 
 ENV_ID = "super_zwierzaki_v0"
 ALL_CARDS = Counter({kind.id: kind.copies for kind in deck.KINDS})
@@ -213,7 +213,7 @@ def test_the_random_players_reach_every_kind_of_decision():
 
 
 def env_at(t) -> card_envs.core.aec.CardEnv:
-    """An env holding the engine row of a hand-made situation (`helpers_super_zwierzaki`)."""
+    """An env holding the engine row of a hand-made situation (`helpers`)."""
     env = card_envs.make(ENV_ID, num_players=t.n)
     env.reset(seed=0)
     env._row[:] = t.row

@@ -1,6 +1,6 @@
 """Hand-made Super Zwierzaki situations, each played on the plain-Python reference
-(`reference_super_zwierzaki.py`) and on the numba engine with the same assertions (the
-`impl` fixture; `helpers_super_zwierzaki.Table` reads and plays both). Hands, piles and
+(`reference.py`) and on the numba engine with the same assertions (the
+`impl` fixture; `helpers.Table` reads and plays both). Hands, piles and
 counters expected below are worked out by hand from the rule text and the rulings.
 
 Seats hold game numbers 0, 1, 2, ... in seat order unless a test says otherwise, so play
@@ -13,7 +13,10 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from helpers_super_zwierzaki import (
+
+from card_envs import positions
+from card_envs.games.super_zwierzaki import engine as k
+from tests.games.super_zwierzaki.helpers import (
     ALIGATOR,
     CCH,
     CYR,
@@ -51,7 +54,7 @@ from helpers_super_zwierzaki import (
     new_row,
     situation,
 )
-from reference_super_zwierzaki import (
+from tests.games.super_zwierzaki.reference import (
     CALL,
     COLOUR,
     COLOURS,
@@ -69,9 +72,6 @@ from reference_super_zwierzaki import (
     legal,
     new_game,
 )
-
-from card_envs import positions
-from card_envs.games.super_zwierzaki import engine as k
 
 
 @pytest.fixture(params=IMPLEMENTATIONS)

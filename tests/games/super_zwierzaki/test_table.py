@@ -6,13 +6,22 @@ conformance suite checks every scene is well-formed and unchanged by a resample.
 from __future__ import annotations
 
 import numpy as np
-from helpers_super_zwierzaki import DEM, GRIZZLY, KOALA, MAMBA, SOKOL, TYGRYS, ZAJAC, situation
 
 from card_envs.core import scene
 from card_envs.games.super_zwierzaki import engine as k
 from card_envs.games.super_zwierzaki.deck import KINDS
 from card_envs.games.super_zwierzaki.spec import SuperZwierzaki
 from card_envs.games.super_zwierzaki.table import FACES
+from tests.games.super_zwierzaki.helpers import (
+    DEM,
+    GRIZZLY,
+    KOALA,
+    MAMBA,
+    SOKOL,
+    TYGRYS,
+    ZAJAC,
+    situation,
+)
 
 
 def panel_cards(s: dict, label: str) -> list[dict]:

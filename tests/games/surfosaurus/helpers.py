@@ -1,7 +1,5 @@
 """Shared helpers for the Surfosaurus MAX tests (no tests here): making envs, reading deals,
 writing hand-made situations into the state row, comparing the env with the reference.
-
-(Named test_surfosaurus_*.py only because of the file-name rules of this test suite.)
 """
 
 from __future__ import annotations
@@ -10,7 +8,12 @@ import random
 from collections.abc import Sequence
 
 import numpy as np
-from reference_surfosaurus import (
+
+import card_envs
+from card_envs.core import layout
+from card_envs.core.loading import HEADER_KEYS
+from card_envs.games.surfosaurus import engine as k
+from tests.games.surfosaurus.reference import (
     ALL_CARDS,
     HAND_SIZE,
     NUM_CARDS,
@@ -20,11 +23,6 @@ from reference_surfosaurus import (
     card_id,
     plays_per_round,
 )
-
-import card_envs
-from card_envs.core import layout
-from card_envs.core.loading import HEADER_KEYS
-from card_envs.games.surfosaurus import engine as k
 
 ENV_ID = "surfosaurus_max_v0"
 PLAYER_COUNTS = (2, 3, 4, 5, 6)

@@ -8,7 +8,11 @@ import random
 
 import numpy as np
 import pytest
-from helpers_surfosaurus import (
+
+import card_envs
+from card_envs.core.scene import seat_name
+from card_envs.games.surfosaurus import Surfosaurus, showdown, table
+from tests.games.surfosaurus.helpers import (
     ENV_ID,
     PLAYER_COUNTS,
     STATE_KEYS,
@@ -20,11 +24,7 @@ from helpers_surfosaurus import (
     step_both,
     write_situation,
 )
-from reference_surfosaurus import ALL_CARDS, card_id, card_of
-
-import card_envs
-from card_envs.core.scene import seat_name
-from card_envs.games.surfosaurus import Surfosaurus, showdown, table
+from tests.games.surfosaurus.reference import ALL_CARDS, card_id, card_of
 
 
 def first_legal(env) -> int:

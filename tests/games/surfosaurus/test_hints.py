@@ -8,11 +8,11 @@ import random
 
 import numpy as np
 import pytest
-from card_envs.agents import make_agent
-from helpers_surfosaurus import PLAYER_COUNTS, make_env, obs_of, random_action
-from reference_surfosaurus import DEFAULT_POINTS, NUM_CARDS, brute_showdown, card_id
 
+from card_envs.agents import make_agent
 from card_envs.games.surfosaurus import engine as k
+from tests.games.surfosaurus.helpers import PLAYER_COUNTS, make_env, obs_of, random_action
+from tests.games.surfosaurus.reference import DEFAULT_POINTS, NUM_CARDS, brute_showdown, card_id
 
 
 def expected_hints(state: dict, seat: int, points=DEFAULT_POINTS) -> np.ndarray:

@@ -6,8 +6,11 @@ from __future__ import annotations
 import random
 
 import pytest
-from helpers_aec import last_rewards
-from helpers_surfosaurus import (
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from card_envs.games.surfosaurus.spec import MAX_POINTS
+from tests.games.surfosaurus.helpers import (
     PLAYER_COUNTS,
     check_observations,
     check_state,
@@ -15,17 +18,14 @@ from helpers_surfosaurus import (
     ref_from_env,
     step_both,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from reference_surfosaurus import (
+from tests.games.surfosaurus.reference import (
     ALL_CARDS,
     REMOVED,
     card_id,
     plays_per_round,
     total_rounds,
 )
-
-from card_envs.games.surfosaurus.spec import MAX_POINTS
+from tests.helpers_aec import last_rewards
 
 SEEDS = st.integers(min_value=-(2**63), max_value=2**64)
 POLICIES = ("random", "lowest_points", "highest_points", "heuristic")

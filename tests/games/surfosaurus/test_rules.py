@@ -12,8 +12,10 @@ import random
 
 import numpy as np
 import pytest
-from helpers_aec import last_rewards
-from helpers_surfosaurus import (
+
+from card_envs import positions
+from card_envs.games.surfosaurus import engine as k
+from tests.games.surfosaurus.helpers import (
     PLAYER_COUNTS,
     build_deal,
     check_observations,
@@ -26,10 +28,8 @@ from helpers_surfosaurus import (
     write_deal,
     write_situation,
 )
-from reference_surfosaurus import ALL_CARDS, card_id
-
-from card_envs import positions
-from card_envs.games.surfosaurus import engine as k
+from tests.games.surfosaurus.reference import ALL_CARDS, card_id
+from tests.helpers_aec import last_rewards
 
 # the rule text's tables, by player count
 REMOVED = {2: 24, 3: 12, 4: 0, 5: 4, 6: 0}
