@@ -1,7 +1,7 @@
 """Rummidrez: which of the heuristic's decisions a search on determinisations can improve,
 one decision type at a time (the search's question, docs/agents.md).
 
-    python -m benchmarks.rummidrez_decisions [--games 200] [--players 2] [--seed 0]
+    python -m experiments.rummidrez_decisions [--games 200] [--players 2] [--seed 0]
                                              --mode KIND:S:M[:cards] ... [--profile GAMES]
 
 One seat (the hero, seats balanced: game g deals seed + g // n and seats the hero at g % n)
@@ -39,12 +39,12 @@ import time
 import numpy as np
 from numba import njit
 
-from benchmarks.rummidrez_discards import _heuristic_move, fixed_stream, hero_deals, scratch
 from card_envs.core import layout
 from card_envs.core.rng import next_u32
 from card_envs.evaluation import wilson_interval
 from card_envs.games.rummidrez import engine as k
 from card_envs.registry import make_game
+from experiments.rummidrez_discards import _heuristic_move, fixed_stream, hero_deals, scratch
 
 KINDS = {"draw": 0, "meld": 1, "discard": 2, "meld-opened": 3, "meld-unopened": 4}
 DRAW_KIND, MELD_KIND, DISCARD_KIND, MELD_OPENED, MELD_UNOPENED = range(5)

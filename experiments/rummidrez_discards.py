@@ -1,7 +1,7 @@
 """Rummidrez: what the heuristic loses by feeding the next seat its discards, and how much of
 that a determinised estimate recovers (the search's question, docs/agents.md).
 
-    python -m benchmarks.rummidrez_discards [--games 400] [--players 2] [--seed 0]
+    python -m experiments.rummidrez_discards [--games 400] [--players 2] [--seed 0]
                                             [--mode MODE ...] [--auc GAMES]
 
 One seat (the hero, seats balanced: game g deals seed + g // n and seats the hero at g % n)

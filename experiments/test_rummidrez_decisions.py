@@ -1,4 +1,4 @@
-"""`python -m benchmarks.rummidrez_decisions`: its candidates, its choice and its values (no
+"""`python -m experiments.rummidrez_decisions`: its candidates, its choice and its values (no
 timing asserted; whole benchmark runs are too slow for a test)."""
 
 import argparse
@@ -6,11 +6,11 @@ import argparse
 import numpy as np
 import pytest
 
-from benchmarks import rummidrez_decisions as bench
 from card_envs.core import layout
 from card_envs.games.rummidrez import engine as k
 from card_envs.registry import make_game
-from tests.test_benchmarks_rummidrez_discards import heuristic_game
+from experiments import rummidrez_decisions as bench
+from tests.games.rummidrez.helpers import heuristic_game
 
 
 def heuristic_move(game, row):

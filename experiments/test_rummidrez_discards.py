@@ -1,4 +1,4 @@
-"""`python -m benchmarks.rummidrez_discards`: its feed test is the next seat's real draw (no
+"""`python -m experiments.rummidrez_discards`: its feed test is the next seat's real draw (no
 timing asserted; the games themselves are the benchmark's, too slow to compile for a test)."""
 
 import argparse
@@ -6,12 +6,12 @@ from itertools import pairwise
 
 import numpy as np
 import pytest
-from helpers_rummidrez import heuristic_game
 
-from benchmarks import rummidrez_discards as bench
 from card_envs.core import layout
 from card_envs.games.rummidrez import engine as k
 from card_envs.registry import make_game
+from experiments import rummidrez_discards as bench
+from tests.games.rummidrez.helpers import heuristic_game
 
 
 @pytest.mark.parametrize("players", [2, 3])

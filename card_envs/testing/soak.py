@@ -1,10 +1,10 @@
 """Soak: millions of games through every env and config, the conservation laws, the
 observation spaces and the state dicts checked as they are played, and the memory watched.
 
-Run from the repo root:
+    python -m card_envs.testing.soak [--games N] [--aec-games N] [--env ID ...] [--quick]
+                                     [--seed S] [--num-envs N] [--jobs N] [--out PAGE]
 
-    python -m benchmarks.soak [--games N] [--aec-games N] [--env ID ...] [--quick] [--seed S]
-                              [--num-envs N] [--jobs N]
+Each process plays single-threaded: the kernels are serial numba and use no BLAS.
 
 For every batched env id (`card_envs.batched_env_ids()`: the multi-agent ids and the solo
 game) and each of its test configs and soak configs (`soak_cases`; an env id's games, times
@@ -42,35 +42,28 @@ offending row (`state_dict` and raw) so it can be reproduced.
 
 from __future__ import annotations
 
-import os
+import argparse
+import ctypes
+import ctypes.util
+import gc
+import json
+import math
+import sys
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from time import perf_counter
+from typing import Any, TextIO
 
-# Single-threaded everything; must be set before numpy / numba are imported.
-for _var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+import numpy as np
 
-import argparse  # noqa: E402
-import ctypes  # noqa: E402
-import ctypes.util  # noqa: E402
-import gc  # noqa: E402
-import json  # noqa: E402
-import math  # noqa: E402
-import sys  # noqa: E402
-import traceback  # noqa: E402
-from dataclasses import dataclass, field  # noqa: E402
-from pathlib import Path  # noqa: E402
-from time import perf_counter  # noqa: E402
-from typing import Any, TextIO  # noqa: E402
-
-import numpy as np  # noqa: E402
-
-import card_envs  # noqa: E402
-from benchmarks.machine import header, rss_bytes  # noqa: E402
-from benchmarks.tables import markdown  # noqa: E402
-from card_envs.core import layout  # noqa: E402
-from card_envs.core.engine import Game  # noqa: E402
-from card_envs.core.loading import StateDictError  # noqa: E402
-from card_envs.evaluation import mp_context  # noqa: E402
-from card_envs.registry import batched_env_ids, make_game, single_agent_env_ids  # noqa: E402
+import card_envs
+from card_envs.core import layout
+from card_envs.core.engine import Game
+from card_envs.core.loading import StateDictError
+from card_envs.evaluation import mp_context
+from card_envs.registry import batched_env_ids, make_game, single_agent_env_ids
+from card_envs.testing.report import header, markdown, rss_bytes
 
 Config = dict[str, Any]
 
@@ -215,7 +208,7 @@ def dump_row(game: Game, row: np.ndarray) -> list[str]:
 
 def reproduce(res: CaseResult) -> str:
     return (
-        f"  reproduce: python -m benchmarks.soak --env {res.env_id} --seed {res.seed} "
+        f"  reproduce: python -m card_envs.testing.soak --env {res.env_id} --seed {res.seed} "
         f"--games {res.batched_target * _num_configs(res.env_id)} "
         f"--aec-games {res.aec_target * _num_configs(res.env_id)}"
         + (f" --num-envs {res.num_envs}" if res.num_envs != NUM_ENVS else "")
@@ -832,14 +825,14 @@ def table(result: SoakResult) -> str:
     return markdown(head, rows, right)
 
 
-def report(result: SoakResult, command: str = "python -m benchmarks.soak") -> str:
+def report(result: SoakResult, command: str = "python -m card_envs.testing.soak") -> str:
     """The run as a Markdown page: what was checked, where it ran, the table, memory, time and
     the verdict (with every failure's report)."""
     problems = result.problems()
     lines = [
         "# Soak",
         "",
-        "Written by `python -m benchmarks.soak` (see its docstring): games of every batched "
+        "Written by `python -m card_envs.testing.soak` (see its docstring): games of every batched "
         "env id and config played by the heuristic and random seats (a heuristic seat at "
         "every table), in the batched env and one at a time (the AEC env; the solo game's "
         "Gymnasium env), with the conservation laws checked after every step, every "
@@ -874,7 +867,7 @@ def report(result: SoakResult, command: str = "python -m benchmarks.soak") -> st
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.soak",
+        prog="python -m card_envs.testing.soak",
         description="Millions of games through every env and config with the conservation "
         "laws checked after every step; exits 1 on a violation, a crash or memory growth.",
     )
@@ -920,7 +913,9 @@ def main(argv: list[str] | None = None) -> int:
     steady = steady_allocator()
     result = soak(args.env, games, aec_games, args.seed, args.num_envs, jobs=args.jobs)
     result.steady_allocator = steady
-    command = " ".join(["python -m benchmarks.soak", *(sys.argv[1:] if argv is None else argv)])
+    command = " ".join(
+        ["python -m card_envs.testing.soak", *(sys.argv[1:] if argv is None else argv)]
+    )
     page = report(result, command)
     if args.out:
         Path(args.out).write_text(page)

@@ -1,6 +1,7 @@
-"""Where a benchmark ran, for its report: the machine, the versions and the commit; and the
-resident memory of a process. Figures mean little without them, so every report says them
-the same way."""
+"""What a harness's report says besides its own figures: where it ran (the machine, the
+versions and the commit), the resident memory of a process, and Markdown tables. Figures
+mean little without the first, so every report (the soak's, the benchmarks') says it the
+same way."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import numpy as np
 
 import card_envs
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # the checkout, when card_envs runs from one
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
@@ -81,3 +82,17 @@ def rss_bytes(pid: int | str = "self") -> int:
             return int(f.read().split()[1]) * _PAGE
     except (OSError, IndexError, ValueError):
         return 0
+
+
+def markdown(head: list[str], rows: list[list[str]], right: list[bool]) -> str:
+    """A markdown table with padded columns (right-aligned where `right`)."""
+    widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
+
+    def line(cells: list[str]) -> str:
+        out = [
+            c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right, strict=True)
+        ]
+        return "| " + " | ".join(out) + " |"
+
+    rule = ["-" * (w + 1) + ":" if r else "-" * (w + 2) for w, r in zip(widths, right, strict=True)]
+    return "\n".join([line(head), "|" + "|".join(rule) + "|", *(line(r) for r in rows)])
