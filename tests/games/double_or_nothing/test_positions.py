@@ -1,6 +1,7 @@
-"""Double or Nothing positions: `load_state_dict` round trips (the hidden-information
-bookkeeping included), a hand-written position plays on as the rules say, the batched env and
-the run env take positions too, and every kind of bad dict is refused with the field named."""
+"""Double or Nothing positions: `load_state_dict` keeps the hidden-information bookkeeping, a
+hand-written position plays on as the rules say, the run env takes positions too, and every
+kind of bad dict is refused with the field named. Every named position also passes the
+conformance suite's `checks.check_named_positions` (the AEC and the batched env)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import json
 import numpy as np
 import pytest
 
-from card_envs import make, make_vec, positions
+from card_envs import make, positions
 from card_envs.agents import make_agent
 from card_envs.core.config import COUNT_CAP
 from card_envs.core.loading import StateDictError
@@ -104,28 +105,6 @@ def test_a_pass_draws_and_gives_the_trick_to_the_other_player():
     assert legal == sorted(int(k.action_of(lo, hi)) for lo, hi in ((1, 1), (1, 2), (2, 2)))
 
 
-def test_the_batched_env_takes_a_position_per_instance():
-    venv = make_vec(ENV_ID, 3, seed=0)
-    venv.reset()
-    before = venv.state_dict(0)
-    venv.set_state(2, hand_written())
-    assert venv.current_player[2] == 0
-    assert np.flatnonzero(venv.action_masks[2]).tolist() == [PLAY_7_8, PASS]
-    venv.step(np.array([-1, -1, PASS]))  # only instance 2 moves
-    assert venv.state_dict(0) == before
-    assert venv.state_dict(2)["hands"][0] == [0, 1, 0, 0, 0, 0, 3, 4]
-    over = loaded()
-    over.step(PLAY_7_8)
-    with pytest.raises(ValueError, match="the position is finished .terminated.; batched"):
-        venv.set_state(1, over.state_dict())
-
-
-def edit(change, d: dict | None = None) -> dict:
-    d = copy.deepcopy(d or hand_written())
-    change(d)
-    return d
-
-
 def with_history(d: dict) -> None:
     d.update(segment_rest=[0, 0], segments=[[46], [5]], fresh=[[0] * 8, [0] * 8], pinned=[[], []])
 
@@ -203,7 +182,7 @@ BAD = [
 def test_bad_state_dicts_are_refused_naming_the_field(change, message):
     env = make(ENV_ID)
     env.reset(seed=3)
-    checks.check_refused(env, edit(change), message)
+    checks.check_refused(env, checks.edit(hand_written(), change), message)
 
 
 def test_a_finished_game_needs_a_short_deck():
@@ -326,7 +305,7 @@ def test_bad_run_dicts_are_refused_naming_the_field(change, message):
     env.reset(seed=3)
     before = env.state_dict()
     with pytest.raises(StateDictError, match=message):
-        env.load_state_dict(edit(change, run_dict()))
+        env.load_state_dict(checks.edit(run_dict(), change))
     assert env.state_dict() == before
 
 

@@ -1,15 +1,15 @@
-"""No Thanks! positions: `load_state_dict` round trips, a hand-written position plays on as
-the rules say, and every kind of bad dict is refused with the field named."""
+"""No Thanks! positions: a hand-written position plays on as the rules say, and every kind
+of bad dict is refused with the field named. Every named position also passes the
+conformance suite's `checks.check_named_positions` (the AEC and the batched env)."""
 
 from __future__ import annotations
 
 import copy
 import json
 
-import numpy as np
 import pytest
 
-from card_envs import make, make_vec, positions
+from card_envs import make, positions
 from card_envs.core.loading import TURN_LIMIT, StateDictError
 from card_envs.games.no_thanks.engine import NO_THANKS, TAKE
 from card_envs.testing import checks
@@ -36,31 +36,6 @@ def test_a_hand_written_position_plays_by_the_rules():
     assert all(env.terminations.values())
     # scores: the lowest card of each run minus tokens; 12, 19+33, 27+34+35 runs
     assert env.state_dict()["scores"] == [12 - 10, 19 + 33 - 3, 27 + 34 - 20]
-
-
-def test_the_batched_env_takes_a_position_per_instance():
-    venv = make_vec("no_thanks_v0", 3, seed=0, num_players=3)
-    venv.reset()
-    before = venv.state_dict(0)
-    venv.set_state(2, hand_written())
-    assert venv.current_player[2] == 1 and venv.action_masks[2].tolist() == [1, 0]
-    assert venv.state_dict(0) == before  # the other instances are untouched
-    venv.step(np.array([venv.action_masks[i].argmax() for i in range(3)]))
-    assert venv.state_dict(2)["current_card"] == 35
-    with pytest.raises(ValueError, match=r"instance 3 is not in 0..2"):
-        venv.set_state(3, hand_written())
-    over = make("no_thanks_v0", num_players=3)
-    over.reset(seed=2)
-    while not any(over.terminations.values()):
-        over.step(TAKE)
-    with pytest.raises(ValueError, match="the position is finished .terminated.; batched"):
-        venv.set_state(0, over.state_dict())
-
-
-def edit(change) -> dict:
-    d = copy.deepcopy(hand_written())
-    change(d)
-    return d
 
 
 BAD = [
@@ -105,11 +80,11 @@ BAD = [
 def test_bad_state_dicts_are_refused_naming_the_field(change, message):
     env = make("no_thanks_v0", num_players=3)
     env.reset(seed=3)
-    checks.check_refused(env, edit(change), message)
+    checks.check_refused(env, checks.edit(hand_written(), change), message)
 
 
 def test_a_finished_position_refuses_what_the_end_rules_out():
-    over = edit(lambda d: d.update(status="terminated", current_card=None, deck=[33, 35]))
+    over = {**hand_written(), "status": "terminated", "current_card": None, "deck": [33, 35]}
     with pytest.raises(StateDictError, match="the game is over, yet 2 card"):
         make("no_thanks_v0", num_players=3).load_state_dict(over)
     not_a_dict = json.dumps(hand_written())
@@ -122,7 +97,7 @@ def test_the_most_turns_the_rules_allow_load_and_play_on():
     this one, so 22 + 22 x 33 + 4 = 752 turns; a game at that turn count plays to its end."""
     env = make("no_thanks_v0", num_players=3)
     env.reset(seed=3)
-    env.load_state_dict(edit(lambda d: d.update(turn=752)))
+    env.load_state_dict({**hand_written(), "turn": 752})
     while not any(env.terminations.values()):
         env.step(TAKE)
     assert env.state_dict()["turn"] == 754

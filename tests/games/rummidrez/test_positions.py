@@ -1,6 +1,7 @@
-"""Rummidrez positions: `load_state_dict` round trips (both envs, the batched instances), a
-hand-written position plays on as the rules say, and every kind of bad dict is refused
-with the field named, the env unchanged. Cards are written as in test_rules.py:
+"""Rummidrez positions: `load_state_dict` round trips (the solo env too), a hand-written
+position plays on as the rules say, and every kind of bad dict is refused with the field
+named, the env unchanged (every named position also passes the conformance suite's
+`checks.check_named_positions`). Cards are written as in test_rules.py:
 a figure letter (P Pawn, K Knight, B Bishop, R Rook, Q Queen, J Joker) and a number, N for
 a neutral."""
 
@@ -156,26 +157,7 @@ def test_any_valid_split_of_the_table_is_the_same_position():
     assert env.state_dict() == shown
 
 
-def test_the_batched_env_takes_a_position_per_instance():
-    venv = make_vec("rummidrez_v0", 3, seed=0, **CONFIG)
-    venv.reset()
-    before = venv.state_dict(0)
-    venv.set_state(2, hand_written(), seed=0)
-    assert venv.current_player[2] == 0
-    assert np.flatnonzero(venv.action_masks[2]).tolist() == [k.DRAW] + list(range(1, 41))
-    assert venv.state_dict(0) == before  # the other instances are untouched
-    actions = np.array([np.flatnonzero(venv.action_masks[i])[0] for i in range(3)])
-    venv.step(actions)  # instance 2 draws Joker 9
-    assert venv.state_dict(2)["hands"][0] == sorted(C("B4 R4 J9"))
-
-
 # --- bad dicts --------------------------------------------------------------------------------
-def edit(change) -> dict:
-    d = copy.deepcopy(hand_written())
-    change(d)
-    return d
-
-
 BAD = [
     (lambda d: d.pop("hands"), "hands: missing"),
     (lambda d: d.update(extra=1), r"extra: unknown key; a state dict of rummidrez_v0 has \["),
@@ -240,12 +222,12 @@ BAD = [
 def test_bad_state_dicts_are_refused_naming_the_field(change, message):
     env = make("rummidrez_v0", **CONFIG)
     env.reset(seed=3)
-    checks.check_refused(env, edit(change), message)
+    checks.check_refused(env, checks.edit(hand_written(), change), message)
 
 
 def test_a_finished_position_must_have_ended_as_the_rules_end_a_game():
     single = {**CONFIG, "match": False}
-    running = edit(lambda d: d.update(config=single, points=[0, 0], winner=None))
+    running = {**hand_written(), "config": single, "points": [0, 0], "winner": None}
     make("rummidrez_v0", **single).load_state_dict(running)  # the same hand, not a match
     ended = {**running, "status": "terminated"}
     with pytest.raises(StateDictError, match="draw_pile: a hand without winner ends as a turn"):
@@ -458,7 +440,7 @@ def test_turn_is_bounded_by_the_turns_the_hand_played():
     `turn` up to `core.loading.TURN_LIMIT`."""
     single = {**CONFIG, "match": False}
     env = make("rummidrez_v0", **single)
-    hand = edit(lambda d: d.update(config=single, points=[0, 0], winner=None))
+    hand = {**hand_written(), "config": single, "points": [0, 0], "winner": None}
     most = (hand["hand_turns"] + 1) * (3 + 2 * single["max_placements"])
     env.load_state_dict({**hand, "turn": most})
     checks.check_refused(

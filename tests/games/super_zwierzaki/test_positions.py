@@ -1,5 +1,7 @@
-"""Super Zwierzaki positions: `load_state_dict` round trips, a hand-written Oth duel plays on
-as the rules say, and every kind of bad dict is refused with the field named."""
+"""Super Zwierzaki positions: a hand-written Oth duel plays on as the rules say, every kind
+of bad dict is refused with the field named, and counts past their observation caps load.
+Every named position also passes the conformance suite's `checks.check_named_positions`
+(the AEC and the batched env)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from card_envs import make, make_vec, positions
+from card_envs import make, positions
 from card_envs.core.loading import StateDictError
 from card_envs.games.super_zwierzaki import deck
 from card_envs.games.super_zwierzaki import engine as sz
@@ -88,35 +90,6 @@ def test_a_hand_written_oth_duel_plays_by_the_rules():
     # the turn of seat 0, which caused the duel, is over: seat 1's turn, the 9th
     assert s["phase"] == {"what": "turn", "seat": 1} and s["turns"] == 8
     assert env.rewards == {f"player_{p}": 0.0 for p in range(3)}
-
-
-def test_the_batched_env_takes_a_position_per_instance():
-    venv = make_vec(SZ, 3, seed=0, num_players=3)
-    venv.reset()
-    before = venv.state_dict(0)
-    venv.set_state(1, hand_written())
-    assert venv.current_player[1] == 0
-    assert np.flatnonzero(venv.action_masks[1]).tolist() == [KIND + RED2, PASS]
-    assert venv.state_dict(0) == before  # the other instances are untouched
-    actions = [int(np.flatnonzero(venv.action_masks[i])[0]) for i in range(3)]
-    venv.step(np.array(actions))
-    assert venv.state_dict(1)["duel"]["points"] == 3 and venv.current_player[1] == 1
-    over = make(SZ, num_players=3, max_turns=1)
-    over.reset(seed=2)
-    while not any(over.truncations.values()):
-        over.step(legal(over)[0])
-    end = over.state_dict()
-    assert end["status"] == "truncated" and end["turns"] == 1
-    short = make_vec(SZ, 1, seed=0, num_players=3, max_turns=1)
-    short.reset()
-    with pytest.raises(ValueError, match="the position is finished .truncated.; batched"):
-        short.set_state(0, end)
-
-
-def edit(change) -> dict:
-    d = hand_written()
-    change(d)
-    return d
 
 
 def setitem(key, value):
@@ -213,12 +186,12 @@ BAD = [
 def test_bad_state_dicts_are_refused_naming_the_field(change, message):
     env = make(SZ, num_players=3)
     env.reset(seed=3)
-    checks.check_refused(env, edit(change), message)
+    checks.check_refused(env, checks.edit(hand_written(), change), message)
 
 
 def test_a_finished_position_must_be_an_end_the_game_reaches():
     env = make(SZ, num_players=3)
-    won = edit(lambda d: d.update(status="terminated", decisions=[], duel=None, winner=2))
+    won = {**hand_written(), "status": "terminated", "decisions": [], "duel": None, "winner": 2}
     won["current_player"] = 2
     with pytest.raises(StateDictError, match="winner: seat 2 wins its win round with an empty"):
         env.load_state_dict(won)
@@ -229,7 +202,7 @@ def test_a_finished_position_must_be_an_end_the_game_reaches():
     won["win_rounds"] = [2]
     env.load_state_dict(won)
     assert all(env.terminations.values()) and env.infos["player_2"]["win"] == 1.0
-    cut = edit(lambda d: d.update(status="truncated", decisions=[], duel=None, turns=999))
+    cut = {**hand_written(), "status": "truncated", "decisions": [], "duel": None, "turns": 999}
     cut["current_player"] = 0
     with pytest.raises(StateDictError, match="turns: a truncated game stops at the turn cap"):
         env.load_state_dict(cut)

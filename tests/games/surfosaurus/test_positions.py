@@ -1,6 +1,7 @@
 """Surfosaurus MAX positions: `load_state_dict` round trips, a hand-written position (the rule
-text's straight with two 12s, one a dummy) plays on as the rules say, the batched env takes
-it, and every kind of bad dict is refused with the field named."""
+text's straight with two 12s, one a dummy) plays on as the rules say, and every kind of bad
+dict is refused with the field named. Every named position also passes the conformance
+suite's `checks.check_named_positions` (the AEC and the batched env)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import json
 import numpy as np
 import pytest
 
-from card_envs import make, make_vec, positions
+from card_envs import make, positions
 from card_envs.core.loading import StateDictError
 from card_envs.games.surfosaurus import engine as k
 from card_envs.games.surfosaurus.engine import card_id
@@ -101,30 +102,6 @@ def test_the_hint_is_what_the_card_would_score():
     assert obs[-k.NUM_CARDS + RED_4] == 4.0
 
 
-def test_the_batched_env_takes_a_position_per_instance():
-    venv = make_vec(ENV_ID, 3, seed=0)
-    venv.reset()
-    before = venv.state_dict(0)
-    venv.set_state(2, hand_written())
-    assert venv.current_player[2] == 1 and venv.action_masks[2][RED_4] == 1
-    venv.step(np.array([-1, -1, RED_4]))  # only instance 2 moves
-    assert venv.state_dict(0) == before
-    assert venv.state_dict(2)["score2"] == [12, 8] and venv.current_player[2] == 1
-    over = loaded()
-    while not all(over.terminations.values()):
-        over.step(int(np.flatnonzero(over.observe(over.agent_selection)["action_mask"])[0]))
-    with pytest.raises(ValueError, match="the position is finished .terminated.; batched"):
-        venv.set_state(1, over.state_dict())
-    end = loaded(over.state_dict())  # the end loads as the end
-    assert end.state_dict() == over.state_dict() and all(end.terminations.values())
-
-
-def edit(change, d: dict | None = None) -> dict:
-    d = copy.deepcopy(d or hand_written())
-    change(d)
-    return d
-
-
 def after_round_0() -> dict:
     env = loaded()
     env.step(RED_4)
@@ -200,7 +177,7 @@ BAD = [
 def test_bad_state_dicts_are_refused_naming_the_field(change, message):
     env = make(ENV_ID)
     env.reset(seed=3)
-    checks.check_refused(env, edit(change), message)
+    checks.check_refused(env, checks.edit(hand_written(), change), message)
 
 
 def test_points_must_be_what_the_collected_cards_can_be_worth():
@@ -212,9 +189,9 @@ def test_points_must_be_what_the_collected_cards_can_be_worth():
         StateDictError,
         match=r"seat 0's .* add up to 1, but 2 card\(s\) out of play are worth 4\.\.23",
     ):
-        loaded(edit(lambda d: d.update(full_points=[1, 3]), d))
+        loaded(checks.edit(d, lambda d: d.update(full_points=[1, 3])))
     with pytest.raises(StateDictError, match="out_of_play: list the cards in order"):
-        loaded(edit(lambda d: d["out_of_play"].reverse(), d))
+        loaded(checks.edit(d, lambda d: d["out_of_play"].reverse()))
 
 
 @pytest.mark.parametrize("num_players", [2, 6])
