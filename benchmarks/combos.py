@@ -9,7 +9,7 @@ benchmark checks that they agree before printing the rates.
 
 Then the Rummidrez table solver (`card_envs.games.rummidrez.solver`): `table_valid` on random
 mid-game tables of 20-60 cards against the tests' plain-Python brute force
-(`tests/reference_rummidrez.py`, loaded by path) on a subsample of the same tables, the
+(`tests/games/rummidrez/reference.py`, loaded by path) on a subsample of the same tables, the
 slowest table found (random, hand-made adversarial and local-search tables), and
 `best_addition` (a hand of 14-20 cards against a 30-50 card table).
 """
@@ -29,7 +29,6 @@ os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
-from benchmarks.tables import markdown  # noqa: E402
 from card_envs.core.combos import NUM_VALUES, best_combo_scores  # noqa: E402
 from card_envs.games.rummidrez.solver import (  # noqa: E402
     COPIES,
@@ -40,6 +39,7 @@ from card_envs.games.rummidrez.solver import (  # noqa: E402
     table_states,
     table_valid,
 )
+from card_envs.testing.report import markdown  # noqa: E402
 
 TARGET_TABLES_PER_S = 5_000_000  # 15-card tables, k = 4, one core
 RZ_TARGET_RATIO = 1000  # table_valid checks/s over the brute force's, mid-game tables
@@ -102,13 +102,13 @@ def combos(args) -> None:
 
 # --- Rummidrez table solver ----------------------------------------------------------------
 
-_REFERENCE = Path(__file__).resolve().parents[1] / "tests" / "reference_rummidrez.py"
+_REFERENCE = Path(__file__).resolve().parents[1] / "tests" / "games" / "rummidrez" / "reference.py"
 _DECK = NUM_FIGURES * NUM_NUMBERS  # id of the neutral in a deck drawn with np.repeat
 
 
 def load_rummidrez_reference():
     """The tests' plain-Python brute force (`is_valid`), loaded by path: it imports nothing
-    from card_envs, and tests/ is not a package. None where it is not there (an installed
+    from card_envs, so it runs without the tests' conftest. None where it is not there (an installed
     copy of the benchmarks)."""
     if not _REFERENCE.is_file():
         return None
@@ -436,7 +436,7 @@ def _rz_rates(args, cases, answers, reference):
     cap = f"{args.rummidrez_brute_cap:g} s"
     per_table = brute_times / best[:n]
     print(
-        f"brute force (tests/reference_rummidrez.py): {capped} of {n} tables stopped at the "
+        f"brute force (tests/games/rummidrez/reference.py): {capped} of {n} tables stopped at the "
         f"{cap} cap and counted as {cap} (its rate is then at most, the ratio at least, the "
         f"above); agreed on the other {agreed}. Per table, brute force over table_valid: "
         f"median {_times(np.median(per_table))}, lowest {_times(per_table.min())}; brute force "

@@ -45,10 +45,9 @@ from pettingzoo.utils import wrappers  # noqa: E402
 
 import card_envs  # noqa: E402
 from benchmarks import peers  # noqa: E402
-from benchmarks.machine import machine_info  # noqa: E402
 from benchmarks.peers import NO_LIMIT, Runner, aec_runner  # noqa: E402
-from benchmarks.tables import markdown  # noqa: E402
 from card_envs.registry import game_class  # noqa: E402
+from card_envs.testing.report import machine_info, markdown  # noqa: E402
 
 PEER = "tictactoe_v3"
 # The peers (keys of benchmarks.peers) nearest to a game, named under the peers table.

@@ -63,11 +63,11 @@ from time import perf_counter
 from typing import Any
 from urllib.parse import urlsplit
 
-from benchmarks.machine import ROOT, header, rss_bytes
-from benchmarks.tables import markdown
+from card_envs.testing.report import header, markdown, rss_bytes
 from card_envs.web.server import DRAINED, MAX_BODY
 from card_envs.web.sessions import MATCH_LIMIT
 
+ROOT = Path(__file__).resolve().parent.parent  # the checkout the served app runs from
 HOST = "127.0.0.1"  # the only address this benchmark talks to
 SESSIONS = 64
 GAMES = 600

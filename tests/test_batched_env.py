@@ -10,11 +10,11 @@ import sys
 
 import numpy as np
 import pytest
-from helpers_no_thanks import ENV_ID, NO_THANKS, PLAYER_COUNTS, TAKE, make_env
 
 import card_envs
 from card_envs.core.batched import SKIP
 from card_envs.games.no_thanks import engine as k
+from tests.games.no_thanks.helpers import ENV_ID, NO_THANKS, PLAYER_COUNTS, TAKE, make_env
 
 
 def make_vec(num_envs, seed=None, **config):

@@ -1,6 +1,6 @@
 """Surfosaurus combos: `best_combo_scores` and `showdown` against brute force over every
-K-card subset (reference_surfosaurus), on random tables biased towards ties and rare
-categories, plus each example of the rulings worked out by hand."""
+K-card subset (`tests.games.surfosaurus.reference`), on random tables biased towards ties
+and rare categories, plus each example of the rulings worked out by hand."""
 
 from __future__ import annotations
 
@@ -11,7 +11,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from reference_surfosaurus import (
+
+from card_envs.core import combos
+from card_envs.core.combos import best_combo_scores
+from card_envs.games.surfosaurus import showdown
+from tests.games.surfosaurus.reference import (
     ALL_CARDS,
     CATEGORY_NAMES,
     NUM_COLOURS,
@@ -19,10 +23,6 @@ from reference_surfosaurus import (
     brute_showdown,
     card_id,
 )
-
-from card_envs.core import combos
-from card_envs.core.combos import best_combo_scores
-from card_envs.games.surfosaurus import showdown
 
 SIZES = range(4, 16)  # every table the game displays (4..12 cards) and a few more
 MAX_SIZE = 15

@@ -79,6 +79,12 @@ def test_config_errors_name_the_value(env_id):
     checks.check_config_errors(env_id)
 
 
+@pytest.mark.parametrize("env_id", multi_agent_env_ids())
+def test_named_positions(env_id):
+    """Each game's positions file (`card_envs.positions`): every entry in both faces."""
+    checks.check_named_positions(env_id)
+
+
 def test_unknown_env_id_names_it_and_lists_the_ids():
     for factory in (card_envs.make, lambda name: card_envs.make_vec(name, 2)):
         with pytest.raises(ValueError) as err:

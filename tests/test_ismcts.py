@@ -10,7 +10,6 @@ import math
 
 import numpy as np
 import pytest
-from helpers_no_thanks import NO_THANKS, TAKE, make_env, write_situation
 
 from card_envs.agents import make_agent
 from card_envs.agents.human import Terminal
@@ -21,6 +20,7 @@ from card_envs.play import play
 from card_envs.registry import make_game
 from card_envs.web.match import Match
 from card_envs.wrappers import SingleAgentEnv
+from tests.games.no_thanks.helpers import NO_THANKS, TAKE, make_env, write_situation
 
 GAMES = {  # env id -> player counts played
     "no_thanks_v0": (3, 5),

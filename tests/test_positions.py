@@ -1,10 +1,10 @@
-"""Named positions (`card_envs.positions`): every built-in one loads and plays to the end,
-bad files are refused with the position and field named, and `evaluate --positions` plays
-every position from every seat."""
+"""Named positions (`card_envs.positions`): bad files are refused with the position and
+field named, and `evaluate --positions` plays every position from every seat. That every
+built-in one loads in both faces and plays to the end is the conformance suite's
+`checks.check_named_positions`."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 import yaml
 
@@ -12,21 +12,6 @@ from card_envs import positions
 from card_envs.cli import main as cli_main
 from card_envs.evaluation import evaluate
 from card_envs.positions import PositionError
-
-
-@pytest.mark.parametrize("name", positions.names())
-def test_every_named_position_loads_and_plays_to_the_end(name):
-    position = positions.load(name)
-    env = position.make_env(seed=3)
-    state = env.state_dict()
-    assert {k: state[k] for k in position.state} == position.state  # as written
-    rng = np.random.default_rng(0)
-    for _ in range(100_000):
-        if not env.agents or all(env.terminations.values()) or all(env.truncations.values()):
-            break
-        mask = env.observe(env.agent_selection)["action_mask"]
-        env.step(int(rng.choice(np.flatnonzero(mask))))
-    assert env.state_dict()["status"] != "running"
 
 
 def test_a_position_plays_on_as_written():
@@ -102,3 +87,9 @@ def test_cli_evaluate_positions(capsys):
         cli_main(["evaluate", "no_thanks_v0", "--agents", "random,random,random,random,random",
                   "--positions", path])  # fmt: skip
     assert "no running position of no_thanks_v0" in capsys.readouterr().err
+
+
+def test_of_env_reads_the_files_naming_the_env():
+    names = [p.name for p in positions.of_env("no_thanks_v0")]
+    assert names == [n for n in positions.names() if n.startswith("no_thanks/")]
+    assert positions.of_env("chess_v0") == []

@@ -1,18 +1,17 @@
-"""The soak (`python -m benchmarks.soak`): the quick run is clean for every case, and a broken
-engine is caught (mid-game and in the final position) and fails the run."""
+"""The soak (`python -m card_envs.testing.soak`): the quick run is clean for every case, and
+a broken engine is caught (mid-game and in the final position) and fails the run."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from benchmarks import soak
 from card_envs.core import layout
 from card_envs.games.no_thanks import NoThanks
 from card_envs.games.no_thanks import batched as nt_batched
 from card_envs.games.no_thanks import engine as nt
 from card_envs.registry import make_game
-from card_envs.testing import cases
+from card_envs.testing import cases, soak
 
 TOKENS_LAW = nt.INVARIANT_ERRORS[4]  # tokens are negative or not conserved
 
@@ -70,7 +69,7 @@ def test_a_row_broken_mid_game_is_reported_and_fails(monkeypatch, capsys, warm_u
     assert "instance 1 (seeded 1, its game 0 counted from 0, turn 10)" in out
     assert f"the row after the step: law 4: {TOKENS_LAW}" in out
     assert "state_dict: {" in out and "  row: [" in out
-    assert "reproduce: python -m benchmarks.soak --env no_thanks_v0 --seed 0" in out
+    assert "reproduce: python -m card_envs.testing.soak --env no_thanks_v0 --seed 0" in out
     assert "**FAIL**: " in out and "invariant violation(s)" in out
     assert ("(warm-up) VIOLATION" in out) == warm_up
 

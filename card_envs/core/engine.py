@@ -68,7 +68,7 @@ class Game:
     # configs the conformance suite (`card_envs.testing`) runs: every player count and every
     # option value that changes the observation or the rules
     test_configs: ClassVar[tuple[dict[str, Any], ...]]
-    # configs the soak (`benchmarks/soak.py`) plays besides `test_configs` (which may cut
+    # configs the soak (`card_envs/testing/soak.py`) plays besides `test_configs` (which may cut
     # games short to keep the suite fast)
     soak_configs: ClassVar[tuple[dict[str, Any], ...]] = ()
     # the share of the soak's games per env id this game plays (less for a slow one)

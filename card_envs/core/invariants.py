@@ -5,7 +5,7 @@ Every engine supplies `check_invariants(row) -> int` (0, or the index of the bro
 kernel to it in one tiny cached wrapper in its `batched.py`, `batch_check(states)`, like
 `batch_step` (the kernel as a module attribute keeps numba's cache working; `check_all`
 itself is not cached but inlined there, for the reasons in `core.batched`). The soak (`python -m
-benchmarks.soak`) calls it after every batched step.
+card_envs.testing.soak`) calls it after every batched step.
 """
 
 from __future__ import annotations

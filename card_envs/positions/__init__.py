@@ -112,6 +112,18 @@ def names() -> list[str]:
     ]
 
 
+def of_env(env_id: str) -> list[Position]:
+    """Every built-in position of `env_id`, in file order (only the files naming it are
+    read and checked)."""
+    import yaml
+
+    found: list[Position] = []
+    for f in sorted(HERE.glob("*.yaml")):
+        if any(entry["env"] == env_id for entry in yaml.safe_load(f.read_text()).values()):
+            found += [p for p in read_file(f, prefix=f"{f.stem}/") if p.env_id == env_id]
+    return found
+
+
 def load(name: str) -> Position:
     """The built-in position `name` (`<game>/<entry>`, see `names()`)."""
     game, _, entry = name.partition("/")

@@ -15,7 +15,7 @@ import os
 import subprocess
 import sys
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import redirect_stdout
 from functools import partial
 from typing import Any
@@ -26,6 +26,8 @@ from pettingzoo.utils.wrappers import TerminateIllegalWrapper
 
 from card_envs.core import layout, padding, scene, segments
 from card_envs.core.aec import CardEnv
+from card_envs.core.batched import SKIP
+from card_envs.positions import Position, of_env
 from card_envs.registry import game_class, make, make_game, make_vec
 
 Config = dict[str, Any]
@@ -335,6 +337,14 @@ def _same_position(env: CardEnv, twin: CardEnv, where: str) -> None:
     assert twin.terminations == env.terminations and twin.truncations == env.truncations, where
 
 
+def edit(state: dict, change: Callable[[dict], Any]) -> dict:
+    """A copy of `state` changed by `change`: a game's table of bad state dicts lists
+    (change, message) pairs for `check_refused` against one hand-written position."""
+    state = copy.deepcopy(state)
+    change(state)
+    return state
+
+
 def check_refused(env: CardEnv, state: Any, message: str) -> None:
     """`env.load_state_dict(state)` raises a `StateDictError` matching the regex `message`,
     and leaves the env as it was (a bad dict is refused whole)."""
@@ -397,6 +407,78 @@ def check_load_state_dict(env_id: str, config: Config, seed: int = 17, horizon: 
             end.load_state_dict(json.loads(json.dumps(ahead.state_dict())))
             _same_position(ahead, end, f"{where}: the end")
             assert end.infos == ahead.infos, f"{where}: scores and wins at the end"
+
+
+# --- named positions -----------------------------------------------------------------------------
+
+
+def _refuses_finished(env_id: str, config: Config, state: dict, where: str) -> None:
+    """A batched env refuses the finished position `state`, naming why, and stays as it was."""
+    venv = make_vec(env_id, 2, seed=0, **config)
+    venv.reset()
+    before = [venv.state_dict(i) for i in range(2)]
+    why = ["instance 1: the position is finished", "batched instances hold running games"]
+    _raises(ValueError, partial(venv.set_state, 1, state), where, why)
+    assert [venv.state_dict(i) for i in range(2)] == before, f"{where}: refused, yet changed"
+
+
+def _same_instance(venv: Any, i: int, env: CardEnv, where: str) -> None:
+    """Instance `i` of the batched `venv` holds the position of the AEC `env`."""
+    assert venv.state_dict(i) == env.state_dict(), f"{where}: state dict"
+    seen = env.observe(env.agent_selection)
+    assert venv.current_player[i] == int(env.agent_selection.split("_")[1]), f"{where}: seat"
+    assert np.array_equal(venv.observations[i], seen["observation"]), f"{where}: observation"
+    assert np.array_equal(venv.action_masks[i], seen["action_mask"]), f"{where}: mask"
+
+
+def _one_instance_takes(env: CardEnv, position: Position, seed: int, where: str) -> None:
+    """Instance 1 of 3 set to the running `position` (seeded as `env` was) holds what the AEC
+    `env` holds, and still does after one step that the other instances skip, untouched."""
+    venv = make_vec(env.game.env_id, 3, seed=seed, **position.config)
+    venv.reset()
+    others = [venv.state_dict(i) for i in (0, 2)]
+    venv.set_state(1, position.state, seed=seed)
+    where = f"{where} in a batched env"
+    _same_instance(venv, 1, env, where)
+    ahead = copy.deepcopy(env)
+    action = _random_action(ahead, np.random.default_rng(seed))
+    ahead.step(action)
+    _, _, rewards, terminated, truncated = venv.step(np.array([SKIP, action, SKIP]))
+    expected = np.array([ahead.rewards[a] for a in ahead.possible_agents], np.float32)
+    assert np.array_equal(rewards[1], expected), f"{where}: rewards"
+    assert [venv.state_dict(i) for i in (0, 2)] == others, f"{where}: another instance changed"
+    if _live(ahead):
+        _same_instance(venv, 1, ahead, f"{where}, one step on")
+    else:  # the instance was dealt anew
+        assert terminated[1] or truncated[1], f"{where}: the step ended the game"
+    _raises(ValueError, partial(venv.set_state, 3, position.state), where, ["3 is not in 0..2"])
+
+
+def check_named_positions(env_id: str, seed: int = 23) -> None:
+    """Every named position of `env_id` (`card_envs.positions.of_env`: its game's positions
+    file) loads in the AEC env as written and round trips through its state dict's JSON; a
+    running one also goes into one instance of a batched env (`_one_instance_takes`) and
+    plays on to the end, which loads as the end. A finished position, the named one or that
+    end, is refused by the batched env's `set_state` with a clear error."""
+    for position in of_env(env_id):
+        where = f"{env_id} position {position.name}"
+        env = position.make_env(seed=seed)
+        state = env.state_dict()
+        assert {k: state[k] for k in position.state} == position.state, f"{where}: as written"
+        twin = make(env_id, **position.config)
+        twin.reset(seed=seed + 1)
+        twin.load_state_dict(json.loads(json.dumps(state)))
+        _same_position(env, twin, f"{where}: reloaded")
+        if _live(env):
+            _one_instance_takes(env, position, seed, where)
+            rng = np.random.default_rng(seed)
+            while _live(env):
+                env.step(_random_action(env, rng))
+            end = json.loads(json.dumps(env.state_dict()))
+            twin.load_state_dict(end)
+            _same_position(env, twin, f"{where}: its end reloaded")
+            assert twin.infos == env.infos, f"{where}: scores and wins at the end"
+        _refuses_finished(env_id, position.config, env.state_dict(), where)
 
 
 RENDER_EVERY = 16  # check_render renders every step of a game's start, then every 16th

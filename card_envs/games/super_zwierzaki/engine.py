@@ -2,7 +2,7 @@
 `core.engine`: reset, step, observe, legal, outcome, check_invariants, resample_hidden).
 
 The game is a stack of pending decisions and a queue of effects, as in the reference game
-(`tests/reference_super_zwierzaki.py`), which this engine must match: `legal` gives the
+(`tests/games/super_zwierzaki/reference.py`), which this engine must match: `legal` gives the
 actions of the decision on top, `step` takes one and runs the game on (effects, turn ends,
 win rounds, the next turn) until the next decision or the end. A play's effects wait in the
 queue while its reaction window is open; a Cyr in the window clears them.

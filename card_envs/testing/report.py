@@ -1,0 +1,98 @@
+"""What a harness's report says besides its own figures: where it ran (the machine, the
+versions and the commit), the resident memory of a process, and Markdown tables. Figures
+mean little without the first, so every report (the soak's, the benchmarks') says it the
+same way."""
+
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import numba
+import numpy as np
+
+import card_envs
+
+ROOT = Path(__file__).resolve().parents[2]  # the checkout, when card_envs runs from one
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def cpu_model() -> str:
+    """The CPU's model name (Linux's /proc/cpuinfo), else what `platform` knows."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def machine_info() -> dict[str, Any]:
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:
+        usable = os.cpu_count()
+    return {
+        "cpu": cpu_model(),
+        "logical_cpus": os.cpu_count(),
+        "usable_cpus": usable,
+        "platform": platform.platform(),
+        "python": f"{platform.python_implementation()} {platform.python_version()}",
+        "numpy": np.__version__,
+        "numba": numba.__version__,
+        "card_envs": card_envs.__version__,
+    }
+
+
+def git_commit() -> str:
+    """The checkout's commit, marked when files differ from it ("?" outside a checkout)."""
+    try:
+        run = [["git", "rev-parse", "--short", "HEAD"], ["git", "status", "--porcelain", "-uno"]]
+        head, changes = (
+            subprocess.run(c, cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+            for c in run
+        )
+    except (OSError, subprocess.CalledProcessError):
+        return "?"
+    return f"{head} (with uncommitted changes)" if changes else head
+
+
+def header(command: str) -> list[str]:
+    """The lines a report starts with: date, commit, machine, versions, command."""
+    m = machine_info()
+    return [
+        f"- date: {datetime.date.today().isoformat()}, commit {git_commit()}",
+        f"- machine: {m['cpu']} ({m['logical_cpus']} logical CPUs, {m['usable_cpus']} usable), "
+        f"{m['platform']}",
+        f"- {m['python']}, numpy {m['numpy']}, numba {m['numba']}, card_envs {m['card_envs']}",
+        f"- command: `{command}`",
+    ]
+
+
+def rss_bytes(pid: int | str = "self") -> int:
+    """Resident set size of process `pid` (Linux's /proc/<pid>/statm); 0 where unavailable."""
+    try:
+        with open(f"/proc/{pid}/statm") as f:
+            return int(f.read().split()[1]) * _PAGE
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def markdown(head: list[str], rows: list[list[str]], right: list[bool]) -> str:
+    """A markdown table with padded columns (right-aligned where `right`)."""
+    widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
+
+    def line(cells: list[str]) -> str:
+        out = [
+            c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right, strict=True)
+        ]
+        return "| " + " | ".join(out) + " |"
+
+    rule = ["-" * (w + 1) + ":" if r else "-" * (w + 2) for w, r in zip(widths, right, strict=True)]
+    return "\n".join([line(head), "|" + "|".join(rule) + "|", *(line(r) for r in rows)])
