@@ -22,10 +22,10 @@ import time
 
 import gymnasium as gym
 import numpy as np
-from card_envs.training.config import load_config
-from card_envs.training.rllib.env import TurnEnv, agent_id, observation_space
 
 import card_envs
+from card_envs.training.config import load_config
+from card_envs.training.rllib.env import TurnEnv, agent_id, observation_space
 
 
 def _ours(d: dict) -> dict:
@@ -77,8 +77,9 @@ VARIANTS = ("PettingZooEnv(AEC)", "TurnEnv", "BatchedEnvRunner")
 def _build(name: str, cfg, runners: int):
     """The variant's Algorithm: RLlib's runner over the AEC env or over `TurnEnv`, or the
     batched runner."""
-    from card_envs.training.rllib.train import ENV_NAME, algorithm_config
     from ray.tune.registry import register_env
+
+    from card_envs.training.rllib.train import ENV_NAME, algorithm_config
 
     conf = algorithm_config(cfg, runners, batched=name == "BatchedEnvRunner")
     # after algorithm_config, which registers TurnEnv
@@ -97,6 +98,7 @@ def main(argv: list[str] | None = None) -> None:
 
     import ray
     import torch
+
     from card_envs.training.rllib.train import LEARNER
 
     cfg = load_config(args.config)

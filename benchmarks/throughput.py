@@ -45,11 +45,18 @@ from pettingzoo.utils import wrappers  # noqa: E402
 
 import card_envs  # noqa: E402
 from benchmarks import peers  # noqa: E402
-from benchmarks.machine import machine_info  # noqa: E402
+from benchmarks.machine import command_line, machine_info, write_page  # noqa: E402
 from benchmarks.peers import NO_LIMIT, Runner, aec_runner  # noqa: E402
 from benchmarks.tables import markdown  # noqa: E402
 
 PEER = "tictactoe_v3"
+PROG = "python -m benchmarks.throughput"
+ABOUT = (
+    f"Written by `{PROG}` (see benchmarks/README.md): steps per second of every env, AEC and "
+    "batched, beside PettingZoo's own `tictactoe_v3` in the same process on one core; with "
+    "`--peers`, other card-game libraries in the same interleaved rounds. Ratios move by "
+    "10-20% between runs on shared machines: compare the rows of one run."
+)
 # Each game's issue sets its targets: (AEC x tictactoe AEC, batched x tictactoe AEC).
 TARGETS: dict[str, tuple[float, float]] = {
     "no_thanks_v0": (5.0, 200.0),
@@ -225,15 +232,25 @@ def peer_table(results: dict[str, Any]) -> str:
 
 
 def report(results: dict[str, Any]) -> str:
+    """The whole report: the machine, then `body`."""
     m = results["machine"]
+    return "\n".join(
+        [
+            f"- machine: {m['cpu']} ({m['logical_cpus']} logical CPUs, {m['usable_cpus']} "
+            f"usable), {m['platform']}",
+            f"- python {m['python']}, numpy {m['numpy']}, numba {m['numba']}, "
+            f"card_envs {m['card_envs']}",
+            body(results),
+        ]
+    )
+
+
+def body(results: dict[str, Any]) -> str:
+    """The settings, the tables and what they say: the page under `machine.header`."""
     s = results["settings"]
     lines = [
-        f"machine: {m['cpu']} ({m['logical_cpus']} logical CPUs, {m['usable_cpus']} usable), "
-        f"{m['platform']}",
-        f"python {m['python']}, numpy {m['numpy']}, numba {m['numba']}, "
-        f"pettingzoo {m['pettingzoo']}, card_envs {m['card_envs']}",
-        f"settings: {s['seconds']:g} s per measurement in {s['rounds']} interleaved rounds "
-        f"(median rate; after {s['warmup']:g} s warm-up), "
+        f"- pettingzoo {results['machine']['pettingzoo']}; {s['seconds']:g} s per measurement "
+        f"in {s['rounds']} interleaved rounds (median rate; after {s['warmup']:g} s warm-up), "
         f"{s['num_envs']} batched instances, seed {s['seed']}, single-threaded",
         "",
         table(results),
@@ -241,7 +258,7 @@ def report(results: dict[str, Any]) -> str:
     ]
     for label, r in results["envs"].items():
         gain = r["aec_steps_per_s"] / r["aec_wrapped_steps_per_s"]
-        line = f"{label}: built-in enforcement is {gain:.1f}x faster than PettingZoo's wrappers"
+        line = f"- {label}: built-in enforcement is {gain:.1f}x faster than PettingZoo's wrappers"
         env_id = r.get("env_id", label)
         if env_id in TARGETS:
             aec_target, bat_target = TARGETS[env_id]
@@ -257,9 +274,10 @@ def report(results: dict[str, Any]) -> str:
         v = results["peers"]["versions"]
         lines += [
             "",
-            "Peers, measured in the same rounds (x tictactoe AEC: steps/s over tictactoe's AEC "
-            "steps/s above):",
-            ", ".join(f"{pkg} {ver}" for pkg, ver in v.items()),
+            "## Peers",
+            "",
+            "Measured in the same rounds (x tictactoe AEC: steps/s over tictactoe's AEC "
+            "steps/s above); " + ", ".join(f"{pkg} {ver}" for pkg, ver in v.items()) + ".",
             "",
             peer_table(results),
         ]
@@ -284,7 +302,7 @@ def nearest_peer_lines(results: dict[str, Any]) -> list[str]:
         ]
         if near:
             lines.append(
-                f"{label}: AEC {_ratio(r['aec_x_tictactoe'])} and batched "
+                f"- {label}: AEC {_ratio(r['aec_x_tictactoe'])} and batched "
                 f"{_ratio(r['batched_x_tictactoe_aec'])} tictactoe; nearest peers: "
                 + ", ".join(near)
             )
@@ -430,7 +448,7 @@ def peer_rows(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.throughput",
+        prog=PROG,
         description="Steps/s of the card_envs envs (AEC and batched) vs PettingZoo tictactoe_v3.",
     )
     parser.add_argument(
@@ -454,6 +472,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="seed of envs and actions")
     parser.add_argument("--json", metavar="PATH", help="also write the numbers as JSON")
     parser.add_argument(
+        "--out", metavar="PAGE", help="also write the report as a figures page (Markdown)"
+    )
+    parser.add_argument(
         "--peers",
         action="store_true",
         help="also measure RLCard, OpenSpiel and PettingZoo card games (extra 'bench')",
@@ -476,6 +497,8 @@ def main(argv: list[str] | None = None) -> int:
         cases_for(env_ids), args.seconds, args.num_envs, args.seed, args.rounds, args.peers
     )
     print(report(results))
+    if args.out:
+        write_page(args.out, "Throughput", ABOUT, command_line(PROG, argv), body(results))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=2)
