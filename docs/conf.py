@@ -29,11 +29,8 @@ extensions = [
 
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 root_doc = "index"
-# rules/ and envs/ are the sources the game pages include; scripts/ makes the figures
+# rules/ and envs/ are the sources the game pages include; scripts/ takes the screenshots
 exclude_patterns = ["_build", "rules", "envs", "scripts"]
-
-myst_enable_extensions = ["colon_fence", "deflist"]
-myst_heading_anchors = 3
 
 autosummary_generate = True
 # each module documents what it defines; a package's re-exports (`__all__`) would make every
