@@ -2,6 +2,7 @@
 
     python -m benchmarks.combos [--tables 200000] [--size 15] [--k 4]
     python -m benchmarks.combos --only rummidrez [--rummidrez-tables 3000] [--rummidrez-brute 40]
+    python -m benchmarks.combos --out docs/figures/combos.md
 
 The brute force is what a straightforward implementation does: classify every k-subset of
 the table and keep the best (category, values). Both score the same random tables, and the
@@ -12,6 +13,9 @@ mid-game tables of 20-60 cards against the tests' plain-Python brute force
 (`tests/games/rummidrez/reference.py`, loaded by path) on a subsample of the same tables, the
 slowest table found (random, hand-made adversarial and local-search tables), and
 `best_addition` (a hand of 14-20 cards against a 30-50 card table).
+
+`--out PAGE` also writes the report as a figures page, with the date, commit, machine and
+command.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
+from card_envs.testing.report import command_line, markdown, printed, write_page  # noqa: E402
 from card_envs.core.combos import NUM_VALUES, best_combo_scores  # noqa: E402
 from card_envs.games.rummidrez.solver import (  # noqa: E402
     COPIES,
@@ -558,8 +563,17 @@ def rummidrez(args) -> None:
     )
 
 
+PROG = "python -m benchmarks.combos"
+ABOUT = (
+    f"Written by `{PROG}` (see its docstring): the shared combo evaluator against a plain "
+    "Python brute force, then Rummidrez's table solver (`table_valid` against the tests' "
+    "brute force, the slowest tables found, `best_addition`). Times are CPU time of one "
+    "thread, and the fast and brute-force answers must agree."
+)
+
+
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.combos", description=__doc__)
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__)
     parser.add_argument("--tables", type=int, default=200_000)
     parser.add_argument("--brute-tables", type=int, default=300)
     parser.add_argument("--size", type=int, default=15)
@@ -573,11 +587,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rummidrez-repeats", type=int, default=7)
     parser.add_argument("--rummidrez-climb", type=int, default=40)
     parser.add_argument("--rummidrez-hands", type=int, default=60)
+    parser.add_argument("--out", metavar="PAGE", help="also write the report as a figures page")
     args = parser.parse_args(argv)
-    if args.only != "rummidrez":
-        combos(args)
-    if args.only != "combos" and args.rummidrez_tables > 0:
-        rummidrez(args)
+    with printed() as report:
+        if args.only != "rummidrez":
+            combos(args)
+        if args.only != "combos" and args.rummidrez_tables > 0:
+            rummidrez(args)
+    if args.out:
+        title = "Combo evaluator and Rummidrez solver"
+        write_page(args.out, title, ABOUT, command_line(PROG, argv), report.getvalue())
 
 
 if __name__ == "__main__":

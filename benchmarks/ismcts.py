@@ -1,8 +1,9 @@
 """The ISMCTS agent: simulations per second per core, and win rates against the heuristic.
 
     python -m benchmarks.ismcts [--env ID ...] [--positions 20] [--simulations 200] [--ms 10]
+                                [--out docs/figures/ismcts_speed.md]
     python -m benchmarks.ismcts --strength [--env ID ...] [--games 200] [--workers 1]
-                                [--against heuristic|ppo]
+                                [--against heuristic|ppo] [--out docs/figures/ismcts_strength.md]
 
 Speed (the default): for each env (default config), `--positions` positions with a choice
 the search weighs (two or more of `Game.searched_moves`), from every 5th position of seeded
@@ -20,6 +21,8 @@ config that model was trained with (`card_envs.agents.ppo.shipped_config`), whic
 against the heuristic the games use the env's default config.
 
 Single-threaded numba; the numbers depend on the machine and on what else runs on it.
+`--out PAGE` also writes the table as a figures page, with the date, commit, machine and
+command (`docs/figures/ismcts_speed.md`, `ismcts_strength.md`, `ismcts_vs_ppo.md`).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import time
 import numpy as np
 
 from card_envs.agents.ismcts import ISMCTSAgent
+from card_envs.testing.report import command_line, printed, write_page
 from card_envs.agents.ppo import shipped_config
 from card_envs.core import layout
 from card_envs.evaluation import evaluate
@@ -119,8 +123,23 @@ def strength(env_ids: list[str], games: int, workers: int, seed: int, against: s
             )
 
 
+PROG = "python -m benchmarks.ismcts"
+SPEED = (
+    "ISMCTS speed",
+    f"Written by `{PROG}` (see its docstring): simulations per second of the `ismcts` agent "
+    "on one core, per rollout setting, averaged over positions of heuristic play with a "
+    "choice the search weighs.",
+)
+STRENGTH_PAGE = (
+    "ISMCTS strength",
+    f"Written by `{PROG} --strength` (see its docstring): win rates of the search in one seat, "
+    "seats balanced, with 95% Wilson intervals, and its measured milliseconds per decision "
+    "(forced moves included).",
+)
+
+
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
     parser.add_argument("--env", action="append", choices=multi_agent_env_ids())
     parser.add_argument("--positions", type=int, default=20)
     parser.add_argument("--simulations", type=int, default=200)
@@ -130,12 +149,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--against", choices=["heuristic", "ppo"], default="heuristic")
+    parser.add_argument("--out", metavar="PAGE", help="also write the table as a figures page")
     args = parser.parse_args(argv)
     env_ids = args.env or searched_env_ids()
-    if args.strength:
-        strength(env_ids, args.games, args.workers, args.seed, args.against)
-    else:
-        speed(env_ids, args.positions, args.simulations, args.ms)
+    with printed() as table:
+        if args.strength:
+            strength(env_ids, args.games, args.workers, args.seed, args.against)
+        else:
+            speed(env_ids, args.positions, args.simulations, args.ms)
+    if args.out:
+        title, about = STRENGTH_PAGE if args.strength else SPEED
+        write_page(args.out, title, about, command_line(PROG, argv), table.getvalue())
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ one `BatchedEnv` per setting, one forward pass per module and step). With a mixe
 Each variant trains the config's learner for `--iterations` PPO iterations after one
 warm-up, alternating in rounds, with the driver's env runner (`--runners 0`, no Ray
 actors) or with remote ones; each prints learner steps/s (as the runner counts them: see
-docs/training.md), env steps/s and the wall time per iteration, all by the wall clock
+docs/research/rllib.md), env steps/s and the wall time per iteration, all by the wall clock
 (RLlib's own timers are moving averages that keep much of their first value). Torch gets
 the config's `torch_threads` in the driver. Needs the `rllib` extra.
 """

@@ -47,7 +47,7 @@ import card_envs  # noqa: E402
 from benchmarks import peers  # noqa: E402
 from benchmarks.peers import NO_LIMIT, Runner, aec_runner  # noqa: E402
 from card_envs.registry import game_class  # noqa: E402
-from card_envs.testing.report import machine_info, markdown  # noqa: E402
+from card_envs.testing.report import command_line, machine_info, markdown, write_page  # noqa: E402
 
 PEER = "tictactoe_v3"
 # The peers (keys of benchmarks.peers) nearest to a game, named under the peers table.
@@ -221,15 +221,25 @@ def peer_table(results: dict[str, Any]) -> str:
 
 
 def report(results: dict[str, Any]) -> str:
+    """The whole report: the machine, then `body`."""
     m = results["machine"]
+    return "\n".join(
+        [
+            f"- machine: {m['cpu']} ({m['logical_cpus']} logical CPUs, {m['usable_cpus']} "
+            f"usable), {m['platform']}",
+            f"- python {m['python']}, numpy {m['numpy']}, numba {m['numba']}, "
+            f"card_envs {m['card_envs']}",
+            body(results),
+        ]
+    )
+
+
+def body(results: dict[str, Any]) -> str:
+    """The settings, the tables and what they say: the page under `machine.header`."""
     s = results["settings"]
     lines = [
-        f"machine: {m['cpu']} ({m['logical_cpus']} logical CPUs, {m['usable_cpus']} usable), "
-        f"{m['platform']}",
-        f"python {m['python']}, numpy {m['numpy']}, numba {m['numba']}, "
-        f"pettingzoo {m['pettingzoo']}, card_envs {m['card_envs']}",
-        f"settings: {s['seconds']:g} s per measurement in {s['rounds']} interleaved rounds "
-        f"(median rate; after {s['warmup']:g} s warm-up), "
+        f"- pettingzoo {results['machine']['pettingzoo']}; {s['seconds']:g} s per measurement "
+        f"in {s['rounds']} interleaved rounds (median rate; after {s['warmup']:g} s warm-up), "
         f"{s['num_envs']} batched instances, seed {s['seed']}, single-threaded",
         "",
         table(results),
@@ -237,7 +247,7 @@ def report(results: dict[str, Any]) -> str:
     ]
     for label, r in results["envs"].items():
         gain = r["aec_steps_per_s"] / r["aec_wrapped_steps_per_s"]
-        line = f"{label}: built-in enforcement is {gain:.1f}x faster than PettingZoo's wrappers"
+        line = f"- {label}: built-in enforcement is {gain:.1f}x faster than PettingZoo's wrappers"
         env_id = r.get("env_id", label)
         if env_id in results["targets"]:
             target = results["targets"][env_id]
@@ -254,9 +264,10 @@ def report(results: dict[str, Any]) -> str:
         v = results["peers"]["versions"]
         lines += [
             "",
-            "Peers, measured in the same rounds (x tictactoe AEC: steps/s over tictactoe's AEC "
-            "steps/s above):",
-            ", ".join(f"{pkg} {ver}" for pkg, ver in v.items()),
+            "## Peers",
+            "",
+            "Measured in the same rounds (x tictactoe AEC: steps/s over tictactoe's AEC "
+            "steps/s above); " + ", ".join(f"{pkg} {ver}" for pkg, ver in v.items()) + ".",
             "",
             peer_table(results),
         ]
@@ -281,7 +292,7 @@ def nearest_peer_lines(results: dict[str, Any]) -> list[str]:
         ]
         if near:
             lines.append(
-                f"{label}: AEC {_ratio(r['aec_x_tictactoe'])} and batched "
+                f"- {label}: AEC {_ratio(r['aec_x_tictactoe'])} and batched "
                 f"{_ratio(r['batched_x_tictactoe_aec'])} tictactoe; nearest peers: "
                 + ", ".join(near)
             )
@@ -427,7 +438,7 @@ def peer_rows(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.throughput",
+        prog=PROG,
         description="Steps/s of the card_envs envs (AEC and batched) vs PettingZoo tictactoe_v3.",
     )
     parser.add_argument(
@@ -451,6 +462,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="seed of envs and actions")
     parser.add_argument("--json", metavar="PATH", help="also write the numbers as JSON")
     parser.add_argument(
+        "--out", metavar="PAGE", help="also write the report as a figures page (Markdown)"
+    )
+    parser.add_argument(
         "--peers",
         action="store_true",
         help="also measure RLCard, OpenSpiel and PettingZoo card games (extra 'bench')",
@@ -473,6 +487,8 @@ def main(argv: list[str] | None = None) -> int:
         cases_for(env_ids), args.seconds, args.num_envs, args.seed, args.rounds, args.peers
     )
     print(report(results))
+    if args.out:
+        write_page(args.out, "Throughput", ABOUT, command_line(PROG, argv), body(results))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=2)

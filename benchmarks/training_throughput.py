@@ -3,13 +3,15 @@ path (MaskablePPO on the batched engine) and RLlib PPO with 1 and 2 env runners.
 
     python -m benchmarks.training_throughput [--config configs/training/no_thanks_rllib.yaml]
                                              [--seconds 90] [--runners 1 2]
+                                             [--out docs/figures/training_throughput.md]
 
 Each variant trains the config for `--seconds` of wall time (periodic evaluations and
 checkpoints off, the smallest final evaluation) in a temporary directory; the figure is the
 run's own `training_steps_per_s` (learner steps over the training time, start-up excluded).
 For RLlib it also prints the env steps each runner sampled per second and the learner's
-update time per iteration, the two numbers behind the projection in docs/training.md.
-Needs the `rllib` extra.
+update time per iteration, the two numbers behind the projection in docs/rllib.md.
+`--out PAGE` also writes the report as a figures page, with the date, commit, machine and
+command. Needs the `rllib` extra.
 """
 
 from __future__ import annotations
@@ -18,9 +20,16 @@ import argparse
 import tempfile
 from pathlib import Path
 
+from card_envs.testing.report import command_line, printed, write_page
 from card_envs.training.config import load_config
 
 DEFAULT_CONFIG = "configs/training/no_thanks_rllib.yaml"
+PROG = "python -m benchmarks.training_throughput"
+ABOUT = (
+    f"Written by `{PROG}` (see its docstring): learner steps per second of the SB3 path and "
+    "of RLlib PPO (the default `BatchedEnvRunner`) on one config, each trained for the same "
+    "wall time in one run."
+)
 OFF = 10**12  # steps between periodic evaluations / checkpoints: never
 
 
@@ -34,10 +43,11 @@ def _config(path: str, seconds: float, out: Path):
 
 
 def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(prog="python -m benchmarks.training_throughput")
+    p = argparse.ArgumentParser(prog=PROG)
     p.add_argument("--config", default=DEFAULT_CONFIG)
     p.add_argument("--seconds", type=float, default=90.0, help="wall time of each variant")
     p.add_argument("--runners", type=int, nargs="+", default=[1, 2], help="RLlib env runners")
+    p.add_argument("--out", metavar="PAGE", help="also write the report as a figures page")
     args = p.parse_args(argv)
 
     import ray
@@ -58,8 +68,16 @@ def main(argv: list[str] | None = None) -> None:
                          f"{cfg.rllib.num_envs_per_env_runner} envs each",
                          res["training_steps_per_s"], res))  # fmt: skip
         ray.shutdown()
+    with printed() as report:
+        _report(rows, args.config, args.seconds, cfg)
+    if args.out:
+        title = "Training throughput"
+        write_page(args.out, title, ABOUT, command_line(PROG, argv), report.getvalue())
+
+
+def _report(rows: list, config: str, seconds: float, cfg) -> None:
     base = rows[0][2]
-    print(f"config: {args.config} ({cfg.env} {cfg.config}), {args.seconds:g} s per variant\n")
+    print(f"config: {config} ({cfg.env} {cfg.config}), {seconds:g} s per variant\n")
     print("| backend | envs | learner steps/s | x SB3 |")
     print("|---|---|---:|---:|")
     for name, envs, rate, _ in rows:

@@ -3,7 +3,7 @@
 Run from the repo root:
 
     python -m benchmarks.web_load [--sessions 64] [--games 600] [--requests 400000]
-                                  [--minutes 13] [--seed 0] [--out docs/web_load.md]
+                                  [--minutes 13] [--seed 0] [--out docs/figures/web_load.md]
                                   [--url http://127.0.0.1:PORT [--pid PID]]
 
 It starts `python -m card_envs serve --port 0` from this checkout on 127.0.0.1 (or uses the
@@ -681,7 +681,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--url", help=f"a running server, http://{HOST}:PORT (default: start one)")
     parser.add_argument("--pid", type=int, help="with --url: its process, for the memory figures")
-    parser.add_argument("--out", default="docs/web_load.md", help="the Markdown page to write")
+    parser.add_argument(
+        "--out", default="docs/figures/web_load.md", help="the Markdown page to write"
+    )
     args = parser.parse_args(argv)
     if min(args.sessions, args.games, args.requests) < 1 or args.minutes <= 0:
         parser.error("--sessions, --games, --requests and --minutes must be positive")

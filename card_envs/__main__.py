@@ -2,4 +2,5 @@
 
 from card_envs.cli import main
 
-main()
+if __name__ == "__main__":  # importing it (as the API reference does) runs nothing
+    main()

@@ -1,5 +1,5 @@
 """Rummidrez: which of the heuristic's decisions a search on determinisations can improve,
-one decision type at a time (the search's question, docs/agents.md).
+one decision type at a time (the search's question, docs/research/rummidrez_search.md).
 
     python -m experiments.rummidrez_decisions [--games 200] [--players 2] [--seed 0]
                                              --mode KIND:S:M[:cards] ... [--profile GAMES]

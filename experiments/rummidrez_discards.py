@@ -1,5 +1,5 @@
 """Rummidrez: what the heuristic loses by feeding the next seat its discards, and how much of
-that a determinised estimate recovers (the search's question, docs/agents.md).
+that a determinised estimate recovers (the search's question, docs/research/rummidrez_search.md).
 
     python -m experiments.rummidrez_discards [--games 400] [--players 2] [--seed 0]
                                             [--mode MODE ...] [--auc GAMES]

@@ -1,14 +1,18 @@
 """What a harness's report says besides its own figures: where it ran (the machine, the
 versions and the commit), the resident memory of a process, and Markdown tables. Figures
 mean little without the first, so every report (the soak's, the benchmarks') says it the
-same way."""
+same way, and every figures page under docs/figures/ starts with it (`write_page`)."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime
+import io
 import os
 import platform
 import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +77,41 @@ def header(command: str) -> list[str]:
         f"- {m['python']}, numpy {m['numpy']}, numba {m['numba']}, card_envs {m['card_envs']}",
         f"- command: `{command}`",
     ]
+
+
+def command_line(prog: str, argv: list[str] | None) -> str:
+    """The command as it was typed: `prog` and its arguments (`argv`, else the process's)."""
+    return " ".join([prog, *(sys.argv[1:] if argv is None else argv)])
+
+
+def write_page(path: str | Path, title: str, about: str, command: str, body: str) -> None:
+    """A figures page: its title, which script wrote it and how, where it ran (`header`) and
+    the script's report, so that the next run of the same command replaces it whole."""
+    lines = [f"# {title}", "", about, "", *header(command), "", body.strip(), ""]
+    Path(path).write_text("\n".join(lines))
+
+
+class _Tee(io.TextIOBase):
+    def __init__(self, *streams: io.TextIOBase) -> None:
+        self.streams = streams
+
+    def write(self, text: str) -> int:
+        for stream in self.streams:
+            stream.write(text)
+        return len(text)
+
+    def flush(self) -> None:
+        for stream in self.streams:
+            stream.flush()
+
+
+@contextlib.contextmanager
+def printed() -> Iterator[io.StringIO]:
+    """What is printed inside goes to stdout as before and is kept too: a report that prints
+    its tables as it measures (and shows progress that way) becomes a page afterwards."""
+    kept = io.StringIO()
+    with contextlib.redirect_stdout(_Tee(sys.stdout, kept)):
+        yield kept
 
 
 def rss_bytes(pid: int | str = "self") -> int:

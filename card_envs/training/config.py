@@ -49,7 +49,7 @@ imitation:                      # optional warm start before PPO (training/imita
   epochs: 3
   batch_size: 2048
   learning_rate: 1.0e-3
-rllib:                          # read by --backend rllib only (docs/training.md, RLlib)
+rllib:                          # read by --backend rllib only (docs/rllib.md)
   num_env_runners: 1            # Ray actors stepping games (0: in the driver)
   num_envs_per_env_runner: 8
   train_batch_size: null        # env steps per update; null: num_envs x n_steps x seats

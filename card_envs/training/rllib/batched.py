@@ -2,7 +2,7 @@
 
 RLlib's own `MultiAgentEnvRunner` steps a vector of `TurnEnv`s one game at a time and, per
 step of every game, runs its connectors, its episode bookkeeping and its metrics; that is
-over 90% of a runner's time, the env itself about 5% (see docs/training.md). This runner
+over 90% of a runner's time, the env itself about 5% (docs/research/rllib.md). This runner
 keeps RLlib's runner for everything else (modules, weights, metrics, checkpoints) and
 replaces its sampling loop: per step, one forward pass per module over the games whose seat
 to act it plays, one batched engine step, and a few list appends per game. It builds the

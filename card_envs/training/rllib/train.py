@@ -129,7 +129,7 @@ def algorithm_config(config: TrainConfig, num_env_runners: int, batched: bool = 
     With `num_learners` learners, each takes its share of the batch and minibatch (RLlib's
     sizes are per learner), so an update means the same whatever the count. `batched`: env
     runners that step all their games in one engine call per setting (`BatchedEnvRunner`,
-    several times faster, see docs/training.md); else RLlib's own runner over `TurnEnv`s."""
+    several times faster, docs/research/rllib.md); else RLlib's own runner over `TurnEnv`s."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec

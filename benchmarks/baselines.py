@@ -1,18 +1,32 @@
-"""The tables of docs/training.md and the README, from the JSON notes of the shipped models
-(`card_envs/models/<env_id>.json`, written by `card_envs.training.ship`): a summary row per model,
-then per model one row per setting with the win rates and their 95% intervals against
-each opponent of the final evaluation.
+"""The trained baselines' figures, from the JSON notes of the shipped models
+(`card_envs/models/<env_id>.json`, written by `card_envs.training.ship`): a summary row per
+model, then per model one row per setting with the win rates and their 95% intervals against
+each opponent of the final evaluation it had when it was trained.
 
-    python docs/scripts/training_tables.py > /tmp/tables.md
+    python -m benchmarks.baselines [--out docs/figures/baselines.md]
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 from collections import defaultdict
 from pathlib import Path
 
-MODELS = Path(__file__).resolve().parents[2] / "card_envs" / "models"
+from card_envs.testing.report import command_line, printed, write_page
+
+MODELS = Path(__file__).resolve().parent.parent / "card_envs" / "models"
+PROG = "python -m benchmarks.baselines"
+ABOUT = (
+    f"Written by `{PROG}` from the notes shipped beside the models "
+    "(`card_envs/models/<env_id>.json`): each model's final evaluation when it was trained by "
+    "`card-envs train --config configs/training/<game>.yaml` on a 2-core CPU machine (AMD "
+    "EPYC, no GPU, one torch thread; docs/training.md), on fresh seat-balanced games per "
+    "setting and opponent (the other seats all that opponent), the learner playing the "
+    "argmax of its masked policy; 95% Wilson intervals. Targets: against random, 2-player "
+    "games >= 90% wins and N-player tables >= 2/N; against the heuristic, the whole interval "
+    "above the fair share 1/N; a one-seat game, at least the opponent's mean reward."
+)
 
 
 def cell(row: dict) -> str:
@@ -77,7 +91,7 @@ def summary(note: dict) -> str:
     )
 
 
-def main() -> None:
+def report() -> None:
     notes = [json.loads(p.read_text()) for p in sorted(MODELS.glob("*.json"))]
     print("| model | mixed | learner steps | training (command) | vs random | vs heuristic |")
     print("| --- | --- | ---: | ---: | --- | --- |")
@@ -87,13 +101,24 @@ def main() -> None:
     for path in sorted(MODELS.glob("*.json")):
         note = json.loads(path.read_text())
         mix = note.get("mix") or {}
-        print(f"### {note['env']}\n")
+        print(f"## {note['env']}\n")
         print(
             f"{note['timesteps'] / 1e6:.1f}M learner steps, {note['training_minutes']:.1f} min "
             f"training, {note['command_minutes']:.1f} min the whole command; config "
             f"`{note['config']}`" + (f", mixed over `{mix}`" if mix else "") + ".\n"
         )
         print(table(note) + "\n")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
+    parser.add_argument("--out", metavar="PAGE", help="also write the tables as a figures page")
+    args = parser.parse_args(argv)
+    with printed() as tables:
+        report()
+    if args.out:
+        title = "Trained baselines"
+        write_page(args.out, title, ABOUT, command_line(PROG, argv), tables.getvalue())
 
 
 if __name__ == "__main__":

@@ -1,0 +1,47 @@
+"""Figures pages: a benchmark's `--out PAGE` writes its report under the date, commit, machine,
+versions and command it ran with (`card_envs.testing.report.write_page`), so the next run of the
+command replaces the page whole (docs/figures/)."""
+
+import json
+
+from benchmarks import baselines, throughput
+from card_envs.testing.report import printed
+
+
+def _check_head(text: str, title: str, command: str) -> list[str]:
+    """The page's title, where it ran and the command; returns the lines after them."""
+    lines = text.splitlines()
+    assert lines[0] == f"# {title}"
+    assert lines[4].startswith("- date: ") and ", commit " in lines[4]
+    assert lines[5].startswith("- machine: ")
+    assert "numpy" in lines[6] and "numba" in lines[6]
+    assert lines[7] == f"- command: `{command}`"
+    return lines[8:]
+
+
+def test_printed_keeps_what_it_prints(capsys):
+    with printed() as kept:
+        print("| a | b |")
+    assert kept.getvalue() == "| a | b |\n" == capsys.readouterr().out
+
+
+def test_baselines_page_has_every_shipped_model(tmp_path):
+    page = tmp_path / "baselines.md"
+    baselines.main(["--out", str(page)])
+    body = "\n".join(
+        _check_head(page.read_text(), "Trained baselines", f"{baselines.PROG} --out {page}")
+    )
+    for note in baselines.MODELS.glob("*.json"):
+        env = json.loads(note.read_text())["env"]
+        assert f"\n## {env}\n" in body and f"\n| {env} |" in body
+
+
+def test_throughput_page_has_the_run_table(tmp_path):
+    page = tmp_path / "throughput.md"
+    argv = ["--env", "no_thanks_v0", "--seconds", "0.01", "--rounds", "1", "--num-envs", "8"]
+    assert throughput.main([*argv, "--out", str(page)]) == 0
+    body = _check_head(
+        page.read_text(), "Throughput", " ".join([throughput.PROG, *argv, "--out", str(page)])
+    )
+    assert any(line.startswith("| no_thanks_v0 ") for line in body)
+    assert any(line.startswith("| tictactoe_v3 (PettingZoo, env()) ") for line in body)
