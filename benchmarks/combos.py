@@ -33,7 +33,6 @@ os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
-from card_envs.testing.report import command_line, markdown, printed, write_page  # noqa: E402
 from card_envs.core.combos import NUM_VALUES, best_combo_scores  # noqa: E402
 from card_envs.games.rummidrez.solver import (  # noqa: E402
     COPIES,
@@ -44,7 +43,7 @@ from card_envs.games.rummidrez.solver import (  # noqa: E402
     table_states,
     table_valid,
 )
-from card_envs.testing.report import markdown  # noqa: E402
+from card_envs.testing.report import command_line, markdown, printed, write_page  # noqa: E402
 
 TARGET_TABLES_PER_S = 5_000_000  # 15-card tables, k = 4, one core
 RZ_TARGET_RATIO = 1000  # table_valid checks/s over the brute force's, mid-game tables

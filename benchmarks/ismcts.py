@@ -33,11 +33,11 @@ import time
 import numpy as np
 
 from card_envs.agents.ismcts import ISMCTSAgent
-from card_envs.testing.report import command_line, printed, write_page
 from card_envs.agents.ppo import shipped_config
 from card_envs.core import layout
 from card_envs.evaluation import evaluate
 from card_envs.registry import game_class, make_game, multi_agent_env_ids
+from card_envs.testing.report import command_line, printed, write_page
 
 # rollout settings measured for speed: (rollout policy, depth cap or None)
 SETTINGS = [("random", None), ("heuristic", None), ("random", 15), ("heuristic", 40)]

@@ -50,6 +50,13 @@ from card_envs.registry import game_class  # noqa: E402
 from card_envs.testing.report import command_line, machine_info, markdown, write_page  # noqa: E402
 
 PEER = "tictactoe_v3"
+PROG = "python -m benchmarks.throughput"
+ABOUT = (
+    f"Written by `{PROG}` (see benchmarks/README.md): steps per second of every env, AEC and "
+    "batched, beside PettingZoo's own `tictactoe_v3` in the same process on one core; with "
+    "`--peers`, other card-game libraries in the same interleaved rounds. Ratios move by "
+    "10-20% between runs on shared machines: compare the rows of one run."
+)
 # The peers (keys of benchmarks.peers) nearest to a game, named under the peers table.
 NEAREST_PEERS: dict[str, list[str]] = {
     "rummidrez_v0": ["rlcard/gin-rummy/obs", "openspiel/gin_rummy/obs"],
