@@ -3,6 +3,8 @@ a broken engine is caught (mid-game and in the final position) and fails the run
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -185,3 +187,44 @@ def test_processes_play_the_same_games_as_one():
         ]
 
     assert played(2) == played(1)
+
+
+def test_a_resumed_run_plays_only_the_cases_its_file_lacks(tmp_path, monkeypatch):
+    """A run stopped after two cases is taken up again: the second run plays the other cases
+    only, and its report covers all of them with the first run's figures."""
+    path = tmp_path / "soak.jsonl"
+    args = (["no_thanks_v0"], 220, 22)
+    cases = soak.plan(*args, seed=0)
+    real = soak.run_case
+    calls = []
+
+    def stopped_after_two(res, num_envs, log):
+        if len(calls) == 2:
+            raise KeyboardInterrupt  # the run is killed in its third case
+        calls.append(res.where)
+        real(res, num_envs, log)
+
+    monkeypatch.setattr(soak, "run_case", stopped_after_two)
+    with pytest.raises(KeyboardInterrupt):
+        soak.soak(*args, log=None, resume=path)
+    first = {c["config_index"]: c for c in map(json.loads, path.read_text().splitlines())}
+    assert sorted(first) == [0, 1]
+
+    monkeypatch.setattr(soak, "run_case", real)
+    played = []
+    monkeypatch.setattr(soak, "run_case", lambda res, *a: played.append(res.where) or real(res, *a))
+    result = soak.soak(*args, log=None, resume=path)
+    assert played == [c.where for c in cases[2:]]
+    assert [c.where for c in result.cases] == [c.where for c in cases]
+    assert result.resumed == 2 and result.problems() == []
+    for c in result.cases[:2]:
+        assert (c.batched_games, c.aec_games) == (
+            first[c.config_index]["batched_games"],
+            first[c.config_index]["aec_games"],
+        )
+    assert "2 taken from earlier runs" in soak.report(result)
+    assert len(path.read_text().splitlines()) == len(cases)
+
+    played.clear()  # other settings are another run: nothing is taken from the file
+    other = soak.soak(["no_thanks_v0"], 330, 22, log=None, resume=path)
+    assert other.resumed == 0 and len(played) == len(cases)

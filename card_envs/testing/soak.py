@@ -2,7 +2,8 @@
 observation spaces and the state dicts checked as they are played, and the memory watched.
 
     python -m card_envs.testing.soak [--games N] [--aec-games N] [--env ID ...] [--quick]
-                                     [--seed S] [--num-envs N] [--jobs N] [--out PAGE]
+                                     [--seed S] [--num-envs N] [--jobs N] [--resume FILE]
+                                     [--out PAGE]
 
 Each process plays single-threaded: the kernels are serial numba and use no BLAS.
 
@@ -38,6 +39,11 @@ The report is a markdown table per env and config; the exit status is 1 on any v
 any exception (crash) or a memory growth over 5% (per case, or over a process's run). A
 failure names the env, config, seeds, instance or game and the broken law, and dumps the
 offending row (`state_dict` and raw) so it can be reproduced.
+
+A full run takes hours. With `--resume FILE` every finished case is appended to FILE (one JSON
+line) as soon as it ends, and a later run with the same settings at the same commit plays
+only the cases FILE does not hold: a run can be stopped and taken up again, and the report
+covers every case.
 """
 
 from __future__ import annotations
@@ -50,7 +56,7 @@ import json
 import math
 import sys
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from time import perf_counter
 from typing import Any, TextIO
@@ -63,7 +69,7 @@ from card_envs.core.engine import Game
 from card_envs.core.loading import StateDictError
 from card_envs.evaluation.pool import mp_context
 from card_envs.registry import batched_env_ids, make_game, single_agent_env_ids
-from card_envs.testing.report import header, markdown, rss_bytes
+from card_envs.testing.report import git_commit, header, markdown, rss_bytes
 
 Config = dict[str, Any]
 
@@ -140,6 +146,7 @@ class SoakResult:
     memory: list[tuple[int, int]] = field(default_factory=list)
     seconds: float = 0.0
     steady_allocator: bool = False  # see `steady_allocator`
+    resumed: int = 0  # cases taken from the `--resume` file, played by an earlier run
 
     @property
     def growth(self) -> float:
@@ -673,8 +680,39 @@ def run_case(res: CaseResult, num_envs: int, log: TextIO | None) -> None:
     res.rss_end = rss_bytes()
 
 
+def case_key(res: CaseResult, commit: str) -> str:
+    """What makes two runs of a case the same run: the code, the case and its targets."""
+    fields = [commit, res.env_id, res.config, res.seed, res.batched_target, res.aec_target]
+    return json.dumps([*fields, res.num_envs], sort_keys=True)
+
+
+def save_case(path: Path, res: CaseResult, commit: str) -> None:
+    """Append a finished case to the `--resume` file (one line: an append of a line is
+    atomic enough for the processes of one run, and a killed run loses only its open cases)."""
+    line = json.dumps({"commit": commit, **asdict(res)})
+    with open(path, "a") as f:
+        f.write(line + "\n")
+
+
+def saved_cases(path: Path, cases: list[CaseResult], commit: str) -> dict[str, CaseResult]:
+    """The planned cases that the `--resume` file already holds, by `case_key`."""
+    planned = {case_key(c, commit): c for c in cases}
+    out: dict[str, CaseResult] = {}
+    if not path.exists():
+        return out
+    for line in path.read_text().splitlines():
+        record = json.loads(line)
+        saved_commit = record.pop("commit")
+        res = CaseResult(**record)
+        key = case_key(res, saved_commit)
+        if key in planned:
+            res.config = planned[key].config  # JSON made its tuples lists
+            out[key] = res
+    return out
+
+
 def play_cases(
-    cases: list[CaseResult], num_envs: int, log: TextIO | None
+    cases: list[CaseResult], num_envs: int, log: TextIO | None, save: Path | None = None
 ) -> tuple[list[CaseResult], tuple[int, int]]:
     """Warm up every case, then play each (see the module docstring), in this process: the
     cases and the resident memory after the warm-up and at the end."""
@@ -687,6 +725,8 @@ def play_cases(
         if res.crashes or res.violations:  # the warm-up failed: nothing to soak
             _say(log, f"{res.where}: not played, its warm-up failed:")
             _say(log, "\n".join(res.failures))
+            if save is not None:
+                save_case(save, res, git_commit())
             continue
         _say(log, f"{res.where}: {res.batched_target:,} batched, {res.aec_target:,} AEC games")
         run_case(res, num_envs, log)
@@ -697,13 +737,15 @@ def play_cases(
             f"{res.violations} violation(s), {res.crashes} crash(es), "
             f"memory {res.rss_start / 2**20:.0f} -> {res.rss_end / 2**20:.0f} MB",
         )
+        if save is not None:
+            save_case(save, res, git_commit())
     gc.collect()
     return cases, (warm, rss_bytes())
 
 
-def _play_part(cases: list[CaseResult], num_envs: int, talk: bool):
+def _play_part(cases: list[CaseResult], num_envs: int, talk: bool, save: Path | None):
     """`play_cases` in a worker process (its log is the worker's stderr, or none)."""
-    return play_cases(cases, num_envs, sys.stderr if talk else None)
+    return play_cases(cases, num_envs, sys.stderr if talk else None, save)
 
 
 def soak(
@@ -714,23 +756,30 @@ def soak(
     num_envs: int = NUM_ENVS,
     log: TextIO | None = sys.stderr,
     jobs: int = 1,
+    resume: Path | None = None,
 ) -> SoakResult:
     """Play every case (see the module docstring) and return what happened; with `jobs`
     above 1, the cases dealt in turn to that many forked processes (each single-threaded;
-    every case's games and seeds are the same as in one process)."""
+    every case's games and seeds are the same as in one process). With `resume`, the cases
+    that file holds are taken from it and each case played is added to it."""
     start = perf_counter()
     cases = plan(env_ids, games, aec_games, seed, num_envs)
-    result = SoakResult(cases, games, aec_games, seed, num_envs, jobs)
-    if jobs == 1:
-        result.cases, memory = play_cases(cases, num_envs, log)
-        result.memory = [memory]
+    commit = git_commit()
+    saved = saved_cases(resume, cases, commit) if resume is not None else {}
+    todo = [c for c in cases if case_key(c, commit) not in saved]
+    result = SoakResult(cases, games, aec_games, seed, num_envs, min(jobs, max(1, len(todo))))
+    result.resumed = len(cases) - len(todo)
+    if jobs == 1 or len(todo) <= 1:
+        played, memory = play_cases(todo, num_envs, log, resume)
+        done = [(played, memory)] if todo else []
     else:
-        parts = [(cases[j::jobs], num_envs, log is not None) for j in range(jobs)]
+        parts = [(todo[j::jobs], num_envs, log is not None, resume) for j in range(jobs)]
         with mp_context().Pool(jobs) as pool:
             done = pool.starmap(_play_part, parts)
-        for j, (part, memory) in enumerate(done):
-            result.cases[j::jobs] = part
-            result.memory.append(memory)
+    for part, memory in done:
+        saved.update((case_key(c, commit), c) for c in part)
+        result.memory.append(memory)
+    result.cases = [saved[case_key(c, commit)] for c in cases]
     result.seconds = perf_counter() - start
     return result
 
@@ -856,7 +905,13 @@ def report(result: SoakResult, command: str = "python -m card_envs.testing.soak"
             if result.steady_allocator
             else "the allocator's high-water mark)"
         ),
-        f"- wall time {result.seconds / 60:.1f} min ({result.seconds:,.0f} s)",
+        f"- wall time {result.seconds / 60:.1f} min ({result.seconds:,.0f} s)"
+        + (
+            f" for {len(result.cases) - result.resumed} case(s); {result.resumed} taken from "
+            "earlier runs at the same commit (`--resume`; their times and memory are in the table)"
+            if result.resumed
+            else ""
+        ),
     ]
     failures = [f for c in result.cases for f in c.failures]
     if failures:
@@ -899,6 +954,13 @@ def main(argv: list[str] | None = None) -> int:
         "--jobs", type=int, default=1, help="processes the cases are dealt to (default 1)"
     )
     parser.add_argument("--out", help="also write the report to this Markdown page")
+    parser.add_argument(
+        "--resume",
+        metavar="FILE",
+        type=Path,
+        help="add each finished case to FILE (JSON lines) and skip the cases it holds from an "
+        "earlier run with the same settings at the same commit",
+    )
     args = parser.parse_args(argv)
     games = args.games if args.games is not None else QUICK_GAMES if args.quick else GAMES
     aec_games = args.aec_games
@@ -911,7 +973,9 @@ def main(argv: list[str] | None = None) -> int:
     if min(games, aec_games, args.num_envs, args.jobs) < 1:
         parser.error("--games, --aec-games, --num-envs and --jobs must be at least 1")
     steady = steady_allocator()
-    result = soak(args.env, games, aec_games, args.seed, args.num_envs, jobs=args.jobs)
+    result = soak(
+        args.env, games, aec_games, args.seed, args.num_envs, jobs=args.jobs, resume=args.resume
+    )
     result.steady_allocator = steady
     command = " ".join(
         ["python -m card_envs.testing.soak", *(sys.argv[1:] if argv is None else argv)]
