@@ -51,10 +51,12 @@ def test_figures_page_names_the_benchmark_that_writes_it(page):
     text = (FIGURES / page).read_text()
     assert re.search(r"^- date: \d{4}-\d\d-\d\d, commit \w+", text, re.M), page
     assert re.search(r"^- machine: ", text, re.M), page
-    module = re.search(r"^- command: `python -m benchmarks\.(\w+)", text, re.M)
+    module = re.search(
+        r"^- command: `python -m ((?:benchmarks|card_envs\.testing)\.\w+)", text, re.M
+    )
     assert module, f"{page} names no benchmark command"
-    script = (ROOT / "benchmarks" / f"{module.group(1)}.py").read_text()
-    assert '"--out"' in script, f"benchmarks/{module.group(1)}.py writes no page"
+    path = ROOT / (module.group(1).replace(".", "/") + ".py")
+    assert '"--out"' in path.read_text(), f"{path.relative_to(ROOT)} writes no page"
 
 
 @pytest.mark.slow
