@@ -219,6 +219,7 @@ print("played", sys.argv[1])
 """
 
 
+@pytest.mark.slow
 def test_a_later_process_compiles_another_game_into_the_same_cache(tmp_path):
     """Numba's cache index of a function that takes kernels as arguments would hold the
     kernels of every game it saw; a later process that saved another game's entry failed

@@ -4,8 +4,12 @@ command replaces the page whole (docs/figures/)."""
 
 import json
 
+import pytest
+
 from benchmarks import baselines, throughput
 from card_envs.testing.report import printed
+
+pytestmark = pytest.mark.slow  # see pyproject's markers: out of the fast tier
 
 
 def _check_head(text: str, title: str, command: str) -> list[str]:

@@ -1,10 +1,13 @@
 """`python -m benchmarks.game_lengths --env`: whole games, one per row (no timing asserted)."""
 
 import numpy as np
+import pytest
 
 from benchmarks import game_lengths
 from card_envs import make_vec
 from card_envs.core.batched import SKIP
+
+pytestmark = pytest.mark.slow  # see pyproject's markers: out of the fast tier
 
 ENV = "super_zwierzaki_v0"
 

@@ -13,7 +13,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from benchmarks import peers
+
+pytestmark = pytest.mark.slow  # see pyproject's markers: out of the fast tier
 
 ROOT = Path(__file__).resolve().parents[1]
 NEEDS_OPENSPIEL = {"pettingzoo/hanabi_v5"} | {

@@ -14,8 +14,21 @@ from card_envs.registry import (
 )
 from card_envs.testing import case_id, cases, checks, corners, faces, game_cases
 
-CASES = cases()
-IDS = [case_id(c) for c in CASES]
+
+def tiered(case_list: list[tuple[str, dict]]) -> list:
+    """The cases as pytest params: each env id's first test config (its default, or the
+    nearest to it) in the fast tier, its other configs marked `slow`, so that
+    `pytest -m "not slow"` checks every env id once and the full run every config."""
+    seen: set[str] = set()
+    out = []
+    for case in case_list:
+        marks = pytest.mark.slow if case[0] in seen else ()
+        seen.add(case[0])
+        out.append(pytest.param(case, id=case_id(case), marks=marks))
+    return out
+
+
+CASES = tiered(cases())
 PER_CASE = [
     checks.check_pettingzoo,
     checks.check_games,
@@ -38,7 +51,7 @@ PER_CASE = [
 
 
 @pytest.mark.parametrize("check", PER_CASE, ids=lambda c: c.__name__.removeprefix("check_"))
-@pytest.mark.parametrize("case", CASES, ids=IDS)
+@pytest.mark.parametrize("case", CASES)
 def test_conformance(case, check):
     env_id, config = case
     check(env_id, config)
@@ -49,7 +62,7 @@ GAME_IDS = batched_env_ids()
 
 
 @pytest.mark.parametrize("check", [corners.check_stress, corners.check_describe_action])
-@pytest.mark.parametrize("case", GAME_CASES, ids=[case_id(c) for c in GAME_CASES])
+@pytest.mark.parametrize("case", tiered(GAME_CASES))
 def test_every_game(case, check):
     env_id, config = case
     check(env_id, config)
@@ -62,13 +75,14 @@ SINGLE = [
 ]
 
 
-@pytest.mark.parametrize("case", SINGLE, ids=[case_id(c) for c in SINGLE])
+@pytest.mark.parametrize("case", tiered(SINGLE))
 def test_single_agent_state_dicts_take_any_json(case):
     """The single-agent envs' own state dicts (`corners.check_state_dict_mutations`), the
     solo game's corner positions among them."""
     corners.check_state_dict_mutations(*case)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("env_id", multi_agent_env_ids())
 def test_no_jit_plays_the_same_games(env_id):
     checks.check_no_jit(env_id, list(game_class(env_id).test_configs))

@@ -40,6 +40,8 @@ from card_envs.training.rllib.train import (
 )
 from card_envs.training.train import build_parser, run
 
+pytestmark = pytest.mark.slow  # see pyproject's markers: out of the fast tier
+
 
 def test_the_env_plays_the_engines_game_turn_by_turn():
     env = TurnEnv({"env_id": "no_thanks_v0", "settings": [{"num_players": 3}]})

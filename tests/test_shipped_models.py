@@ -72,6 +72,7 @@ def test_the_shipped_solo_model_plays_with_hints_and_names_them_without():
         make_agent("ppo", "rummidrez_solo_v0", hints=False)
 
 
+@pytest.mark.slow
 def test_the_shipped_solo_model_ends_with_smaller_tables_than_random():
     """One seat: the model and random play the same deals alone; lower scores are better."""
     config = note("rummidrez_solo_v0")["config"]

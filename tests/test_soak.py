@@ -15,6 +15,8 @@ from card_envs.games.no_thanks import engine as nt
 from card_envs.registry import make_game
 from card_envs.testing import cases, soak
 
+pytestmark = pytest.mark.slow  # see pyproject's markers: out of the fast tier
+
 TOKENS_LAW = nt.INVARIANT_ERRORS[4]  # tokens are negative or not conserved
 
 

@@ -8,6 +8,8 @@ ray = pytest.importorskip("ray")  # the `ray` extra (part of `dev`)
 
 from card_envs.tournament import parse_config, run_tournament  # noqa: E402
 
+pytestmark = pytest.mark.slow  # see pyproject's markers: out of the fast tier
+
 
 def _config(tmp_path, backend, **top):
     return parse_config(

@@ -23,6 +23,8 @@ from card_envs.training.run import targets  # noqa: E402
 from card_envs.training.ship import ROLLOUT_STATE, ship  # noqa: E402
 from card_envs.training.train import train  # noqa: E402
 
+pytestmark = pytest.mark.slow  # see pyproject's markers: out of the fast tier
+
 CONFIGS = sorted(Path(__file__).resolve().parent.parent.glob("configs/training/*.yaml"))
 TINY = {
     "total_timesteps": 1024,

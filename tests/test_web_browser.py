@@ -18,6 +18,8 @@ from card_envs import positions
 from card_envs.registry import env_ids
 from tests.helpers_web import SHORT, click_move, recorded_tournament, start_app
 
+pytestmark = pytest.mark.slow  # see pyproject's markers: out of the fast tier
+
 CLICKS = 3000  # more than any SHORT game takes
 
 

@@ -9,6 +9,8 @@ import pytest
 from benchmarks import web_load
 from tests.helpers_web import SHORT, start_app
 
+pytestmark = pytest.mark.slow  # see pyproject's markers: out of the fast tier
+
 OUT_OF_ORDER = {
     "illegal action",
     "action of the wrong type",

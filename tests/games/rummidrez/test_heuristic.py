@@ -185,6 +185,7 @@ def test_plays_legally_under_the_options(config):
     assert ev.truncated == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("hints", [False, True])
 @pytest.mark.parametrize("seed", [1, 2])
 def test_solo_reaches_the_optimum(seed, hints):

@@ -173,6 +173,7 @@ def test_invalid_only_because_of_one_card(ends):
     check(*table(*base, (PAWN, 9)), ends, False)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("neutrals", range(5))
 @pytest.mark.parametrize("ends", [False, True])
 def test_full_deck(neutrals, ends):
@@ -429,6 +430,7 @@ def test_largest_valid_subset_by_hand(ends):
     assert chosen.sum() == 0 and chosen_n == 0
 
 
+@pytest.mark.slow
 def test_largest_valid_subset_matches_brute_force():
     rng = random.Random(5)
     for i in range(250):
