@@ -29,9 +29,10 @@ its game's `soak_share`, are split evenly between its configs):
   end.
 
 Resident memory (from /proc/self/statm) is sampled after a warm-up (every case's envs built
-at full size and played until each batched instance has finished a game, so numba has
-compiled or loaded every kernel and every buffer has been written), at the start of each case
-(its envs built and warmed up the same way) and at its end, and at the end of the run (of
+with `WARM_INSTANCES` batched instances and played until each has finished a game, so numba
+has compiled or loaded every kernel), at the start of each case (its envs built at full size
+and played until each batched instance has finished a game, so every buffer has been
+written) and at its end, and at the end of the run (of
 each process, with `--jobs`). glibc's mmap threshold is fixed (see `steady_allocator`) so
 that the samples follow live memory.
 
@@ -86,6 +87,7 @@ MAX_IDLE_STEPS = 100_000  # so is a batched run where no game ends in this many 
 REPLAY_LAW = "replaying the final step on the row before it does not end the game as the step did"
 SPACE_LAW = "an observation leaves the observation space"
 RELOAD_LAW = "the position does not reload from its own state dict"
+WARM_INSTANCES = 16  # batched instances of a case's up-front warm-up: it compiles, that is all
 RELOAD_EVERY = 64  # batch steps between two reloads of a row (a few ms of Python each)
 
 
@@ -642,10 +644,11 @@ def instances(res: CaseResult, num_envs: int) -> int:
 
 
 def warm_up(res: CaseResult, num_envs: int) -> None:
-    """Build the case's envs at full size and play until every batched instance has finished a
-    game, and one AEC game, so numba has compiled (or loaded) every kernel and every buffer has
-    been written once. A failure here is the case's (a crash or a violation), and the case is
-    not played."""
+    """Build the case's envs with at most `WARM_INSTANCES` batched instances and play until
+    every one has finished a game, and one AEC game, so numba has compiled (or loaded) every
+    kernel before the process's memory is sampled (the case warms its full-size envs again
+    when it starts: `run_case`). A failure here is the case's (a crash or a violation), and
+    the case is not played."""
     trial = CaseResult(  # the case's targets, so that a failure's reproduce line is the case's
         res.env_id,
         res.config,
@@ -656,7 +659,7 @@ def warm_up(res: CaseResult, num_envs: int) -> None:
         res.num_envs,
     )
     try:
-        BatchedSoak(trial, instances(res, num_envs), None).run(warm_up=True)
+        BatchedSoak(trial, min(WARM_INSTANCES, instances(res, num_envs)), None).run(warm_up=True)
         face(trial, None).run(games=1)
     except Exception as err:  # noqa: BLE001
         record_crash(trial, "warm-up", err, None)
