@@ -689,9 +689,10 @@ def case_key(res: CaseResult, commit: str) -> str:
     return json.dumps([*fields, res.num_envs], sort_keys=True)
 
 
-def save_case(path: Path, res: CaseResult, commit: str) -> None:
-    """Append a finished case to the `--resume` file (one line: an append of a line is
-    atomic enough for the processes of one run, and a killed run loses only its open cases)."""
+def save_case(path: Path, commit: str, res: CaseResult) -> None:
+    """Append a finished case to the `--resume` file under the commit the run started at
+    (one line: an append of a line is atomic enough for the processes of one run, and a
+    killed run loses only its open cases)."""
     line = json.dumps({"commit": commit, **asdict(res)})
     with open(path, "a") as f:
         f.write(line + "\n")
@@ -715,7 +716,10 @@ def saved_cases(path: Path, cases: list[CaseResult], commit: str) -> dict[str, C
 
 
 def play_cases(
-    cases: list[CaseResult], num_envs: int, log: TextIO | None, save: Path | None = None
+    cases: list[CaseResult],
+    num_envs: int,
+    log: TextIO | None,
+    save: tuple[Path, str] | None = None,
 ) -> tuple[list[CaseResult], tuple[int, int]]:
     """Warm up every case, then play each (see the module docstring), in this process: the
     cases and the resident memory after the warm-up and at the end."""
@@ -729,7 +733,7 @@ def play_cases(
             _say(log, f"{res.where}: not played, its warm-up failed:")
             _say(log, "\n".join(res.failures))
             if save is not None:
-                save_case(save, res, git_commit())
+                save_case(*save, res)
             continue
         _say(log, f"{res.where}: {res.batched_target:,} batched, {res.aec_target:,} AEC games")
         run_case(res, num_envs, log)
@@ -741,12 +745,12 @@ def play_cases(
             f"memory {res.rss_start / 2**20:.0f} -> {res.rss_end / 2**20:.0f} MB",
         )
         if save is not None:
-            save_case(save, res, git_commit())
+            save_case(*save, res)
     gc.collect()
     return cases, (warm, rss_bytes())
 
 
-def _play_part(cases: list[CaseResult], num_envs: int, talk: bool, save: Path | None):
+def _play_part(cases: list[CaseResult], num_envs: int, talk: bool, save: tuple[Path, str] | None):
     """`play_cases` in a worker process (its log is the worker's stderr, or none)."""
     return play_cases(cases, num_envs, sys.stderr if talk else None, save)
 
@@ -770,13 +774,15 @@ def soak(
     commit = git_commit()
     saved = saved_cases(resume, cases, commit) if resume is not None else {}
     todo = [c for c in cases if case_key(c, commit) not in saved]
-    result = SoakResult(cases, games, aec_games, seed, num_envs, min(jobs, max(1, len(todo))))
+    save = None if resume is None else (resume, commit)
+    jobs = min(jobs, max(1, len(todo)))
+    result = SoakResult(cases, games, aec_games, seed, num_envs, jobs)
     result.resumed = len(cases) - len(todo)
-    if jobs == 1 or len(todo) <= 1:
-        played, memory = play_cases(todo, num_envs, log, resume)
+    if jobs == 1:
+        played, memory = play_cases(todo, num_envs, log, save)
         done = [(played, memory)] if todo else []
     else:
-        parts = [(todo[j::jobs], num_envs, log is not None, resume) for j in range(jobs)]
+        parts = [(todo[j::jobs], num_envs, log is not None, save) for j in range(jobs)]
         with mp_context().Pool(jobs) as pool:
             done = pool.starmap(_play_part, parts)
     for part, memory in done:
