@@ -152,10 +152,18 @@ def make_parallel(
     return turn_based_aec_to_parallel(make(env_id, render_mode, illegal_action, **config))
 
 
-def make_vec(env_id: str, num_envs: int, seed: int | None = None, **config: Any) -> BatchedEnv:
+def make_vec(
+    env_id: str,
+    num_envs: int,
+    seed: int | None = None,
+    num_threads: int | None = 1,
+    **config: Any,
+) -> BatchedEnv:
     """Batched env: `num_envs` instances stepped by one compiled call; instance i uses seed+i.
-    Multi-agent ids, and single-agent ids over a one-seat game of their own (`make_game`)."""
-    return BatchedEnv(make_game(env_id, **config), num_envs, seed)
+    Multi-agent ids, and single-agent ids over a one-seat game of their own (`make_game`).
+    `num_threads` steps the rows on that many of numba's threads (1..usable cores, None:
+    all), with the same results as one."""
+    return BatchedEnv(make_game(env_id, **config), num_envs, seed, num_threads)
 
 
 NAMESPACE = "card_envs"  # of our ids in Gymnasium's and PettingZoo's registries

@@ -3,6 +3,8 @@ Thanks; that it plays the AEC env's games is the conformance suite's check."""
 
 from __future__ import annotations
 
+import copy
+import importlib.util
 import os
 import random
 import subprocess
@@ -12,7 +14,9 @@ import numpy as np
 import pytest
 
 import card_envs
+from card_envs.core import threads
 from card_envs.core.batched import SKIP
+from card_envs.core.threads import usable_cores
 from card_envs.games.no_thanks import engine as k
 from tests.games.no_thanks.helpers import ENV_ID, NO_THANKS, PLAYER_COUNTS, TAKE, make_env
 
@@ -232,3 +236,54 @@ def test_a_later_process_compiles_another_game_into_the_same_cache(tmp_path):
         )
         assert done.returncode == 0, done.stderr[-2000:]
         assert done.stdout.split() == ["played", env_id]
+
+
+@pytest.mark.parametrize("bad", [0, -1, "all", 1.0, True])
+def test_bad_num_threads_is_refused_naming_the_range(bad):
+    top = usable_cores()
+    with pytest.raises(ValueError, match=rf"num_threads must be an int in 1\.\.{top}.*{bad!r}"):
+        make_vec(2, num_threads=bad)
+
+
+def test_more_threads_than_cores_is_refused():
+    top = usable_cores()
+    with pytest.raises(ValueError, match=rf"1\.\.{top} .*got {top + 1}"):
+        make_vec(2, num_threads=top + 1)
+
+
+def test_none_threads_means_every_usable_core():
+    assert make_vec(2, num_threads=None).num_threads == usable_cores()
+
+
+def test_a_copy_keeps_its_threads_and_plays_on():
+    vec = make_vec(4, seed=3, num_threads=usable_cores())
+    vec.reset()
+    twin = copy.deepcopy(vec)
+    assert twin.num_threads == vec.num_threads
+    for _ in range(30):
+        actions = np.argmax(vec.action_masks, axis=1)
+        a = [x.copy() for x in vec.step(actions)]
+        b = twin.step(actions)
+        for x, y in zip(a, b, strict=True):
+            np.testing.assert_array_equal(x, y)
+
+
+def test_without_a_threading_layer_the_env_warns_and_steps_on_one_thread(monkeypatch):
+    monkeypatch.setattr(threads, "usable_cores", lambda: 4)
+    monkeypatch.setattr(threads, "threading_layer", lambda: None)
+    with pytest.warns(RuntimeWarning, match="num_threads=2: numba could not load a threading"):
+        vec = make_vec(2, seed=0, num_threads=2)
+    assert vec.num_threads == 1
+    vec.reset()
+    vec.step(np.argmax(vec.action_masks, axis=1))
+
+
+def test_threading_layer_is_none_when_numba_cannot_load_the_one_asked_for():
+    """Asking numba for TBB where it is not installed is a real build without a layer."""
+    assert importlib.util.find_spec("tbb") is None, "this check needs TBB absent"
+    code = "from card_envs.core.threads import threading_layer; print(threading_layer())"
+    env = {**os.environ, "NUMBA_THREADING_LAYER": "tbb"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "None"

@@ -61,7 +61,9 @@ GAME_CASES = game_cases()  # `CASES` and the solo game's configs: every game the
 GAME_IDS = batched_env_ids()
 
 
-@pytest.mark.parametrize("check", [corners.check_stress, corners.check_describe_action])
+@pytest.mark.parametrize(
+    "check", [corners.check_stress, corners.check_describe_action, checks.check_threads_match]
+)
 @pytest.mark.parametrize("case", tiered(GAME_CASES))
 def test_every_game(case, check):
     env_id, config = case

@@ -1,10 +1,16 @@
 """The batched face: N game instances in one 2-D state array, stepped by one compiled call.
 
 `reset_all` and `step_all` are the one loop every game uses; a game binds its kernels to them
-in two tiny cached wrappers (`batch_reset(buffers)`, `batch_step(buffers, actions)`), so the
+in tiny cached wrappers (`batch_reset(buffers)`, `batch_step(buffers, actions)`), so the
 calls are direct and inlined and a call from Python costs about a microsecond. Observations
 and masks are those of the seat to act next; finished instances are reset at once
 (auto-reset), continuing their own PRNG stream.
+
+With `num_threads=T` above 1 a step goes to the game's third wrapper,
+`batch_step_threads(buffers, actions, T)` (`parallel=True`): `step_threads` deals the rows in
+blocks to T of numba's threads (`prange`). The rows share nothing (each has
+its PRNG, and the kernels allocate their scratch per call), so every T plays the same games.
+Only T > 1 touches numba's threading layer: one-thread envs stay safe to fork.
 
 The generic loops take kernels as arguments, so they are not cached themselves: numba's cache
 index of such a function holds an entry per set of kernels it ever saw, and saving a new one
@@ -19,14 +25,17 @@ from __future__ import annotations
 
 from typing import Any
 
+import numba
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from card_envs.core import layout
 from card_envs.core.engine import Game
 from card_envs.core.prefetch import HINT_FAR, HINT_NEAR
 from card_envs.core.rng import seed_row
+from card_envs.core.threads import resolve_threads
 
+BLOCK_ROWS = 64  # rows a thread takes at a time in a threaded step (`step_threads`)
 SKIP = -1  # action that leaves an instance untouched this step (e.g. it waits for a learner)
 
 
@@ -44,22 +53,28 @@ def reset_all(buffers, reset_fn, observe_fn, legal_fn):
 
 
 @njit(inline="always")  # not cached, inlined: see the module docstring
-def step_all(buffers, actions, reset_fn, step_fn, observe_fn, legal_fn, outcome_fn, hint_fn):
-    """Step every row whose action is not SKIP; return the first row whose action is illegal
-    (then nothing is stepped), or -1. `hint_fn` names the lines of the rows ahead that their
-    steps will read (see `core.prefetch`)."""
-    states, obs, masks, player, rewards, terminated, truncated = buffers[:7]
-    final_obs, final_scores, final_wins = buffers[7:]
-    n = states.shape[0]
+def first_illegal(masks, actions):
+    """The first row whose action is neither SKIP nor legal there, or -1."""
     num_actions = masks.shape[1]
-    for i in range(n):
+    for i in range(masks.shape[0]):
         a = actions[i]
         if a != SKIP and (a < 0 or a >= num_actions or masks[i, a] == 0):
             return i
-    for i in range(n):
-        if i + HINT_FAR < n:
+    return -1
+
+
+@njit(inline="always")  # not cached, inlined: see the module docstring
+def step_rows(
+    buffers, actions, lo, hi, reset_fn, step_fn, observe_fn, legal_fn, outcome_fn, hint_fn
+):
+    """Step rows lo..hi-1 whose action is not SKIP. `hint_fn` names the lines of the rows
+    ahead that their steps will read (see `core.prefetch`)."""
+    states, obs, masks, player, rewards, terminated, truncated = buffers[:7]
+    final_obs, final_scores, final_wins = buffers[7:]
+    for i in range(lo, hi):
+        if i + HINT_FAR < hi:
             hint_fn(states[i + HINT_FAR], False)
-        if i + HINT_NEAR < n:
+        if i + HINT_NEAR < hi:
             hint_fn(states[i + HINT_NEAR], True)
         rewards[i, :] = 0.0
         terminated[i] = False
@@ -80,7 +95,57 @@ def step_all(buffers, actions, reset_fn, step_fn, observe_fn, legal_fn, outcome_
         player[i] = p
         observe_fn(row, p, obs[i])
         legal_fn(row, masks[i])
-    return -1
+
+
+@njit(inline="always")  # not cached, inlined: see the module docstring
+def step_all(buffers, actions, reset_fn, step_fn, observe_fn, legal_fn, outcome_fn, hint_fn):
+    """Step every row whose action is not SKIP; return the first row whose action is illegal
+    (then nothing is stepped), or -1."""
+    bad = first_illegal(buffers[2], actions)
+    if bad < 0:
+        step_rows(
+            buffers,
+            actions,
+            0,
+            actions.shape[0],
+            reset_fn,
+            step_fn,
+            observe_fn,
+            legal_fn,
+            outcome_fn,
+            hint_fn,
+        )
+    return bad
+
+
+@njit(inline="always")  # inlined into a `parallel=True` wrapper of each game
+def step_threads(
+    buffers, actions, threads, reset_fn, step_fn, observe_fn, legal_fn, outcome_fn, hint_fn
+):
+    """`step_all` on `threads` threads: the rows go in blocks of BLOCK_ROWS to whichever
+    thread is free (a row's step can cost a thousand times another's: a Rummidrez turn that
+    searches a full table), after the legality of every action was checked."""
+    bad = first_illegal(buffers[2], actions)
+    if bad < 0:
+        n = actions.shape[0]
+        blocks = (n + BLOCK_ROWS - 1) // BLOCK_ROWS
+        numba.set_num_threads(threads)
+        chunksize = numba.set_parallel_chunksize(1)  # deal the blocks one at a time
+        for b in prange(blocks):
+            step_rows(
+                buffers,
+                actions,
+                b * BLOCK_ROWS,
+                min(n, (b + 1) * BLOCK_ROWS),
+                reset_fn,
+                step_fn,
+                observe_fn,
+                legal_fn,
+                outcome_fn,
+                hint_fn,
+            )
+        numba.set_parallel_chunksize(chunksize)
+    return bad
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
@@ -95,6 +160,8 @@ class BatchedEnv:
     Returned arrays are read-only views of buffers that the next `step` overwrites: copy
     what you keep. Instance i is seeded with `seed + i`, so it plays the same games as an
     AEC env reset with that seed (and then reset without a seed after each game).
+    `num_threads` (1..usable cores, None: all; `core.threads`) steps the rows on that many
+    threads, with the same results.
     """
 
     # derived from the buffers and the game: a copy rebuilds them instead of copying them apart
@@ -109,9 +176,12 @@ class BatchedEnv:
         "_buffers",
         "_batch_reset",
         "_batch_step",
+        "_batch_step_threads",
     )
 
-    def __init__(self, game: Game, num_envs: int, seed: int | None = None) -> None:
+    def __init__(
+        self, game: Game, num_envs: int, seed: int | None = None, num_threads: int | None = 1
+    ) -> None:
         if (
             isinstance(num_envs, bool)
             or not isinstance(num_envs, (int, np.integer))
@@ -121,6 +191,7 @@ class BatchedEnv:
         self.game = game
         self.env_id = game.env_id
         self.num_envs = int(num_envs)
+        self.num_threads = resolve_threads(num_threads)
         self.num_players = game.num_players
         self.num_actions = game.num_actions
         self.obs_size = game.obs_size
@@ -171,6 +242,7 @@ class BatchedEnv:
         )
         self._batch_reset = type(self.game).batch_reset_kernel
         self._batch_step = type(self.game).batch_step_kernel
+        self._batch_step_threads = type(self.game).batch_step_threads_kernel
 
     def __getstate__(self) -> dict:
         """Without the views and kernels: pickled or deep-copied, a view would become an array
@@ -246,7 +318,10 @@ class BatchedEnv:
         if given.dtype.kind not in "iu":
             raise ValueError(f"{self.env_id}: actions must be integers, got dtype {given.dtype}")
         acts = np.ascontiguousarray(given, dtype=np.int64)
-        bad = self._batch_step(self._buffers, acts)
+        if self.num_threads == 1:
+            bad = self._batch_step(self._buffers, acts)
+        else:
+            bad = self._batch_step_threads(self._buffers, acts, self.num_threads)
         if bad >= 0:
             legal = np.flatnonzero(self._masks[bad]).tolist()
             raise ValueError(

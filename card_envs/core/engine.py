@@ -91,7 +91,7 @@ class Game:
     private_hands: ClassVar[bool] = True
     # numba kernels with the signatures above
     engine: ClassVar[ModuleType]  # the kernels: reset, step, observe, legal, outcome
-    batched: ClassVar[ModuleType]  # batch_reset, batch_step
+    batched: ClassVar[ModuleType]  # batch_reset, batch_step, batch_step_threads, batch_check
     reset_kernel: ClassVar[Any]
     step_kernel: ClassVar[Any]
     observe_kernel: ClassVar[Any]
@@ -99,6 +99,7 @@ class Game:
     outcome_kernel: ClassVar[Any]
     batch_reset_kernel: ClassVar[Any]
     batch_step_kernel: ClassVar[Any]
+    batch_step_threads_kernel: ClassVar[Any]
     # the hand-written policy, a numba kernel `(obs, masks, out, *heuristic_args())`
     heuristic_kernel: ClassVar[Any] = None
     # the game's kernels bound to the ISMCTS search (`core.ismcts`, `games/<game>/search.py`)
@@ -132,6 +133,7 @@ class Game:
             setattr(cls, f"{name}_kernel", getattr(cls.engine, name))
         cls.batch_reset_kernel = cls.batched.batch_reset
         cls.batch_step_kernel = cls.batched.batch_step
+        cls.batch_step_threads_kernel = cls.batched.batch_step_threads
 
     def __init__(self, **config: Any) -> None:
         self.config = resolve(self.env_id, self.options, config)

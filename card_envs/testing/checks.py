@@ -27,6 +27,7 @@ from pettingzoo.utils.wrappers import TerminateIllegalWrapper
 from card_envs.core import layout, padding, scene, segments
 from card_envs.core.aec import CardEnv
 from card_envs.core.batched import SKIP
+from card_envs.core.threads import usable_cores
 from card_envs.positions import Position, of_env
 from card_envs.registry import game_class, make, make_game, make_vec
 
@@ -134,10 +135,17 @@ def check_games(env_id: str, config: Config, games: int = 12, seed: int = 0) -> 
 
 def check_batched_matches_aec(env_id: str, config: Config, seed: int = 500) -> None:
     """Instance i of a seeded batched env plays the games of an AEC env reset with seed + i
-    (then reset without a seed): same rows, observations, masks, rewards, ends and results."""
-    where = _where(env_id, config)
+    (then reset without a seed): same rows, observations, masks, rewards, ends and results,
+    with the batch stepped on one thread and on two (`num_threads`; one where this process
+    may use only one core)."""
+    for threads in sorted({1, min(2, usable_cores())}):
+        _batched_matches_aec(env_id, config, seed, threads)
+
+
+def _batched_matches_aec(env_id: str, config: Config, seed: int, threads: int) -> None:
+    where = f"{_where(env_id, config)}, num_threads={threads}"
     num_envs, games_wanted = 3, 2
-    vec = make_vec(env_id, num_envs, seed=seed, **config)
+    vec = make_vec(env_id, num_envs, seed=seed, num_threads=threads, **config)
     obs, masks = vec.reset()
     aecs = [make(env_id, **config) for _ in range(num_envs)]
     for i, env in enumerate(aecs):
@@ -174,6 +182,56 @@ def check_batched_matches_aec(env_id: str, config: Config, seed: int = 500) -> N
                     )
                 env.reset()  # no seed: continues the stream, like the auto-reset
             compare(i)
+
+
+def check_threads_match(env_id: str, config: Config, seed: int = 600) -> None:
+    """A seeded batched env stepped on two threads gives what the same env on one thread gives
+    for the same actions (the heuristic's in odd instances, random legal ones in even ones, a
+    fifth of the instances skipped each step): observations, masks, rewards, ends, rows and
+    the finished games' final observations, scores and wins, at every step until 16 games
+    have ended; an illegal action in the second
+    thread's half is refused by both naming that instance, with nothing stepped."""
+    where = _where(env_id, config)
+    num_envs = 16
+    envs = [
+        make_vec(env_id, num_envs, seed=seed, num_threads=t, **config)
+        for t in (1, min(2, usable_cores()))
+    ]
+    for venv in envs:
+        venv.reset()
+    game = envs[0].game
+    rng = np.random.default_rng(seed)
+    ended = steps = 0
+    while ended < 16:
+        obs, masks = envs[0].observations, envs[0].action_masks
+        actions = np.argmax(rng.random(masks.shape) * masks, axis=1)
+        actions[1::2] = game.heuristic_actions(obs[1::2], masks[1::2])
+        actions[rng.random(num_envs) < 0.2] = SKIP
+        one, two = (venv.step(actions) for venv in envs)
+        names = ("obs", "masks", "rewards", "terminated", "truncated")
+        for name, a, b in zip(names, one, two, strict=True):
+            np.testing.assert_array_equal(a, b, err_msg=f"{where}: {name} at step {steps}")
+        for name in (
+            "states",
+            "current_player",
+            "final_observations",
+            "final_scores",
+            "final_wins",
+        ):
+            np.testing.assert_array_equal(
+                getattr(envs[0], name),
+                getattr(envs[1], name),
+                err_msg=f"{where}: {name} at step {steps}",
+            )
+        ended += int((one[3] | one[4]).sum())
+        steps += 1
+        assert steps < 5_000, f"{where}: only {ended} games ended in {steps} steps"
+    actions = np.argmax(envs[0].action_masks, axis=1)
+    actions[num_envs - 1] = envs[0].num_actions  # out of range: illegal everywhere
+    before = envs[0].states.copy()
+    for venv in envs:
+        _raises(ValueError, lambda v=venv: v.step(actions), where, [f"instance {num_envs - 1}"])
+        np.testing.assert_array_equal(venv.states, before, err_msg=f"{where}: stepped")
 
 
 # --- actions -----------------------------------------------------------------------------------
