@@ -7,6 +7,7 @@ import json
 import pytest
 
 from benchmarks import baselines, throughput
+from card_envs.core.threads import usable_cores
 from card_envs.testing.report import printed
 
 pytestmark = pytest.mark.slow  # see pyproject's markers: out of the fast tier
@@ -48,4 +49,10 @@ def test_throughput_page_has_the_run_table(tmp_path):
         page.read_text(), "Throughput", " ".join([throughput.PROG, *argv, "--out", str(page)])
     )
     assert any(line.startswith("| no_thanks_v0 ") for line in body)
+    threads = body[body.index("## Threads") :]
+    head = next(line for line in threads if line.startswith("| env"))
+    assert [f"T={t} steps/s" in head for t in range(1, usable_cores() + 1)] == [True] * (
+        usable_cores()
+    )
+    assert sum(line.startswith("| no_thanks_v0 ") for line in threads) == 1
     assert any(line.startswith("| tictactoe_v3 (PettingZoo, env()) ") for line in body)

@@ -21,6 +21,7 @@ from card_envs.agents import make_agent
 from card_envs.agents.rllib import RLModuleAgent
 from card_envs.core import layout
 from card_envs.core.padding import Padding
+from card_envs.core.threads import usable_cores
 from card_envs.evaluation import evaluate
 from card_envs.registry import make_game, make_vec, multi_agent_env_ids
 from card_envs.training.config import TrainConfigError, parse_config
@@ -249,14 +250,19 @@ def _replay(env: TurnEnv, seed: int | None, game_id: str, game: dict, part: int 
         assert sum(rec["rewards"]) == pytest.approx(returns[seat])
 
 
-@pytest.mark.parametrize("mix", [None, {"num_players": [3, 4]}])
-def test_the_batched_runner_plays_the_engines_games(tmp_path, mix):
+@pytest.mark.parametrize(
+    ("mix", "threads"), [(None, 1), ({"num_players": [3, 4]}, 1), (None, usable_cores())]
+)
+def test_the_batched_runner_plays_the_engines_games(tmp_path, mix, threads):
     """Three games asked for, sampled in short chunks (cut mid-game); each row's games,
     joined, replay on a one-setting `TurnEnv` seeded as the row (the runner's seed + row).
     With a mix of 3 and 4 players, the 3 games round up to 2 per setting (rows 0-1 and
     2-3), their agents name the setting, and the observations are padded by that setting's
-    `Padding` (as `TurnEnv` pads them: tested above)."""
-    runner = _batched_runner(tmp_path, num_envs=3, **({"mix": mix} if mix else {}))
+    `Padding` (as `TurnEnv` pads them: tested above). The config's `num_threads` steps the
+    runner's env on that many threads, and the games replay the same."""
+    changes = {"num_threads": threads, **({"mix": mix} if mix else {})}
+    runner = _batched_runner(tmp_path, num_envs=3, **changes)
+    assert [part.num_threads for part in runner.env.parts] == [threads] * len(runner.env.parts)
     settings = runner.config.env_config["settings"]
     per = runner.num_envs // len(settings)
     assert (runner.num_envs, per) == ((4, 2) if mix else (3, 3))

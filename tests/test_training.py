@@ -16,6 +16,7 @@ pytest.importorskip("sb3_contrib")
 
 from card_envs.agents import make_agent  # noqa: E402
 from card_envs.cli import main as cli_main  # noqa: E402
+from card_envs.core.threads import usable_cores  # noqa: E402
 from card_envs.training import monitor  # noqa: E402
 from card_envs.training.config import TrainConfigError, load_config, parse_config  # noqa: E402
 from card_envs.training.opponents import OpponentPool, pfsp_weights  # noqa: E402
@@ -121,6 +122,8 @@ BASE = {"env": "no_thanks_v0", "total_timesteps": 1000}
         ({"time_limit_minutes": 0}, "time_limit_minutes=0 must be a number"),
         ({"video_episodes": -1}, "video_episodes=-1 must be an int >= 0"),
         ({"video_episodes": 1.5}, "video_episodes=1.5 must be an int >= 0"),
+        ({"num_threads": 0}, r"num_threads must be an int in 1\.\.\d+ .*got 0"),
+        ({"num_threads": 999}, r"num_threads must be an int in 1\.\.\d+ .*got 999"),
     ],
 )
 def test_bad_config_values_are_named_with_what_is_allowed(change, message):
@@ -136,6 +139,8 @@ def test_config_defaults_and_yaml_spellings(tmp_path):
     assert cfg.name == "mine" and cfg.pool == (("random", 1.0),) and not cfg.uses_self_play
     assert cfg.config == {"num_players": 3, "public_tokens": False, "reward": "win", "history": 0}
     assert load_config(path, seed=5, total_timesteps=None).seed == 5
+    assert cfg.num_threads == 1
+    assert parse_config({**BASE, "num_threads": None}).num_threads == usable_cores()
     rounded = parse_config({**BASE, "evaluation": {"games": 8, "final_games": 10}})
     assert (rounded.eval_games, rounded.final_eval_games) == (9, 12)  # multiples of 3 seats
     with pytest.raises(TrainConfigError, match="missing.yaml: no such config file"):
@@ -332,7 +337,8 @@ def test_resume_continues_from_the_checkpoint_and_refuses_a_changed_config(tmp_p
     with pytest.raises(TrainConfigError, match="the config differs"):
         train(changed, resume=True)
     messages = []
-    longer = parse_config({**raw, "total_timesteps": 2048})  # training longer is allowed
+    # training longer is allowed, and on other threads (the same games)
+    longer = parse_config({**raw, "total_timesteps": 2048, "num_threads": usable_cores()})
     results = train(longer, resume=True, echo=messages.append)
     assert messages[0].startswith("resuming training at 1,024 steps")
     assert results["timesteps"] == 2048

@@ -6,6 +6,8 @@ from gymnasium.utils.env_checker import check_env
 
 import card_envs
 from card_envs.agents import Agent, make_agent
+from card_envs.core.threads import usable_cores
+from card_envs.registry import batched_env_ids, make_game
 from card_envs.wrappers import SingleAgentEnv, SingleAgentVecEnv
 
 
@@ -180,4 +182,29 @@ def test_reset_with_a_seed_replays_the_games_of_random_opponents(env_id):
     again = play(env, 5)
     assert len(first) == len(again)
     for a, b in zip(first, again, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("env_id", batched_env_ids())
+def test_the_learner_view_plays_the_same_games_on_more_threads(env_id):
+    """SingleAgentVecEnv with heuristic opponents, a history of 4 and padded observations:
+    the env on every usable core's thread gives, step by step, what it gives on one."""
+
+    def rollout(threads: int) -> list[np.ndarray]:
+        opponents = "random" if make_game(env_id).num_players == 1 else "heuristic"
+        venv = SingleAgentVecEnv(
+            env_id, 12, opponents=opponents, seed=4, pad=True, num_threads=threads, history=4
+        )
+        out = [venv.reset()]
+        rng = np.random.default_rng(0)
+        for _ in range(60):
+            masks = venv.action_masks()
+            obs, rewards, dones, infos = venv.step(np.argmax(rng.random(masks.shape) * masks, 1))
+            ends = [infos[i]["terminal_observation"] for i in np.flatnonzero(dones)]
+            out += [obs, rewards, dones, *ends]
+        return out
+
+    one, many = rollout(1), rollout(usable_cores())
+    assert len(one) == len(many)
+    for a, b in zip(one, many, strict=True):
         np.testing.assert_array_equal(a, b)

@@ -12,7 +12,8 @@ out: runs/training/no_thanks    # default runs/training/<name>
 total_timesteps: 8_000_000      # learner steps (the learner's own actions)
 time_limit_minutes: 20          # optional: stop at this wall time, then evaluate and save
 num_envs: 64                    # games stepped together by the batched engine
-torch_threads: 1                # the env runs on one core; one torch thread keeps up
+torch_threads: 1                # torch's intra-op threads
+num_threads: 1                  # threads of the batched env (null: every core); see below
 opponents:
   pool: {heuristic: 0.5, random: 0.1, self: 0.4}   # per-seat draw weights (none: one seat)
   snapshot_every: 500_000       # steps between new frozen snapshots of the learner
@@ -80,6 +81,7 @@ from typing import Any
 
 from card_envs.config_file import Checks, ConfigFileError
 from card_envs.core.engine import Game
+from card_envs.core.threads import check_threads
 from card_envs.registry import batched_env_ids, make_game, run_env_id
 
 SELF = "self"
@@ -154,6 +156,7 @@ class TrainConfig:
     time_limit_minutes: float | None
     num_envs: int
     torch_threads: int
+    num_threads: int
     pool: tuple[tuple[str, float], ...]  # (spec or "self", weight)
     snapshot_every: int
     snapshots: int
@@ -196,8 +199,9 @@ class TrainConfig:
 
     def fingerprint(self) -> str:
         """What decides how the model trains: resuming checks it is unchanged (the length
-        of the run, its time limit, where it is written and its videos may change)."""
-        loose = ("time_limit_minutes", "total_timesteps", "out", "video_episodes")
+        of the run, its time limit, where it is written, its videos and the env's threads,
+        which play the same games, may change)."""
+        loose = ("time_limit_minutes", "total_timesteps", "out", "video_episodes", "num_threads")
         keep = {k: v for k, v in self.as_dict().items() if k not in loose}
         if keep["sampling"] == "uniform":  # runs from before the key existed still resume
             del keep["sampling"]
@@ -218,6 +222,7 @@ TOP_KEYS = {
     "time_limit_minutes": "positive number or null",
     "num_envs": "positive int",
     "torch_threads": "positive int",
+    "num_threads": "int in 1..usable cores, or null (all): the batched env's threads",
     "opponents": "mapping: pool, snapshot_every, snapshots, sampling",
     "ppo": "mapping of MaskablePPO arguments",
     "evaluation": "mapping: every, games, final_games, against, workers, runs",
@@ -279,6 +284,14 @@ def _imitation(where: str, raw: Any, env_id: str, config: dict) -> ImitationSett
         batch_size=_check.int(where, "batch_size", raw.get("batch_size", 2048)),
         learning_rate=_check.float(where, "learning_rate", raw.get("learning_rate", 1e-3)),
     )
+
+
+def _threads(where: str, raw: Any) -> int:
+    """`num_threads` as the batched env takes it (`core.threads.check_threads`)."""
+    try:
+        return check_threads(raw)
+    except ValueError as e:
+        _check.fail(where, str(e))
 
 
 def _mix(where: str, raw: Any, env_id: str, config: dict, num_envs: int):
@@ -435,6 +448,7 @@ def parse_config(raw: Any, source: str = "config", default_name: str = "training
         ),
         num_envs=num_envs,
         torch_threads=_check.int(source, "torch_threads", raw.get("torch_threads", 1)),
+        num_threads=_threads(source, raw.get("num_threads", 1)),
         pool=pool,
         snapshot_every=_check.int(opp_where, "snapshot_every", opp.get("snapshot_every", 500_000)),
         snapshots=_check.int(opp_where, "snapshots", opp.get("snapshots", 4)),

@@ -54,7 +54,8 @@ def training_env(config: TrainConfig, pool):
             agents, weights = ["random"], [1.0]
         parts.append(SingleAgentVecEnv(
             config.env, config.num_envs // len(settings), opponents=agents, seat="rotate",
-            seed=config.seed + 7_919 * part, pool_weights=weights, pad=config.padded, **setting,
+            seed=config.seed + 7_919 * part, pool_weights=weights, pad=config.padded,
+            num_threads=config.num_threads, **setting,
         ))  # fmt: skip
     return MixedVecEnv(parts) if config.padded else parts[0]
 

@@ -127,11 +127,13 @@ class LearnerSeats:
         seat: int | str,
         seed: int | None,
         pool_weights: Sequence[float] | None = None,
+        num_threads: int | None = 1,
         **config: Any,
     ) -> LearnerSeats:
-        """A batched env of `env_id` with its opponents built from their specs (with
-        `pool_weights`, `opponents` is the pool: one spec or agent per weight)."""
-        venv = make_vec(env_id, num_envs, seed=seed, **config)
+        """A batched env of `env_id` on `num_threads` threads with its opponents built from
+        their specs (with `pool_weights`, `opponents` is the pool: one spec or agent per
+        weight)."""
+        venv = make_vec(env_id, num_envs, seed=seed, num_threads=num_threads, **config)
         game = venv.game
         if pool_weights is None:
             agents = opponent_agents(opponents, env_id, game.num_players, seed, game.config)

@@ -57,7 +57,8 @@ class SingleAgentVecEnv(_OneVecEnv):
     at once; `infos[i]` of an instance whose game ended has `terminal_observation`,
     `score`, `win`, `seat`, `opponents` (the specs of the agents at its other seats) and
     `episode` (r, l). With `pad=True` observations are padded
-    to the layout every config of the game shares (`core.padding`).
+    to the layout every config of the game shares (`core.padding`). `num_threads` steps the
+    games on that many threads (`make_vec`; the opponents' batches stay on one).
     """
 
     def __init__(
@@ -69,10 +70,11 @@ class SingleAgentVecEnv(_OneVecEnv):
         seed: int | None = None,
         pool_weights: Sequence[float] | None = None,
         pad: bool = False,
+        num_threads: int | None = 1,
         **config: Any,
     ) -> None:
         self.driver = LearnerSeats.create(
-            env_id, num_envs, opponents, seat, seed, pool_weights, **config
+            env_id, num_envs, opponents, seat, seed, pool_weights, num_threads, **config
         )
         self._venv = self.driver.venv
         self.render_mode = None

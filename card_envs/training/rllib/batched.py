@@ -57,13 +57,14 @@ class BatchedGames(VectorMultiAgentEnv):
     module specs read off a runner's env. Every setting gets an equal share of the
     `num_envs` games, rounded up (No Thanks's 10 settings in 8 games: 10 games, one each),
     so every runner plays every setting, each as often; a row always plays its setting.
-    Rows are numbered across the parts, setting 0's first. Only `BatchedEnvRunner` steps
-    it."""
+    Rows are numbered across the parts, setting 0's first. `env_config["num_threads"]`
+    (default 1) steps each part on that many threads. Only `BatchedEnvRunner` steps it."""
 
     def __init__(self, env_config: dict[str, Any], num_envs: int) -> None:
         games, self.paddings = setting_games(env_config)
         self.per_part = -(-num_envs // len(games))
-        self.parts = [BatchedEnv(game, self.per_part) for game in games]
+        threads = env_config.get("num_threads", 1)
+        self.parts = [BatchedEnv(game, self.per_part, num_threads=threads) for game in games]
         self.num_envs = self.per_part * len(games)
         self.part_of = np.repeat(np.arange(len(games)), self.per_part)  # of each row
         self.num_players = max(g.num_players for g in games)

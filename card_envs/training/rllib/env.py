@@ -72,7 +72,8 @@ def possible_agents(games: list[Game]) -> list[str]:
 
 class TurnEnv(MultiAgentEnv):
     """RLlib's env_config: `env_id`, `settings` (the game's options of each setting) and
-    `padded` (whether observations are padded; needed for more than one setting)."""
+    `padded` (whether observations are padded; needed for more than one setting); its
+    `num_threads` is for the batched runner's env (`BatchedGames`), not this one."""
 
     def __init__(self, env_config: dict[str, Any]) -> None:
         super().__init__()

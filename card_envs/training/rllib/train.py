@@ -162,7 +162,12 @@ def algorithm_config(config: TrainConfig, num_env_runners: int, batched: bool = 
         # RLlib's env check steps unmasked random actions, which our envs refuse
         .environment(
             ENV_NAME,
-            env_config={"env_id": config.env, "settings": settings, "padded": config.padded},
+            env_config={
+                "env_id": config.env,
+                "settings": settings,
+                "padded": config.padded,
+                "num_threads": config.num_threads,  # the batched runner's env (BatchedGames)
+            },
             disable_env_checking=True,
         )
         .env_runners(
