@@ -5,7 +5,8 @@ Run from the repo root:
     python -m benchmarks.throughput [--seconds 3] [--num-envs 4096] [--env ID ...] [--json PATH]
                                     [--peers]
 
-Measured in one process, single-threaded, for each env id (default config):
+Measured in one process for each env id (default config and `Game.speed_configs`), on one
+thread unless said:
 
 * AEC steps/s: the usual `agent_iter()` / `last()` / `step()` loop with a uniformly random
   legal action read from the observation's action mask; only steps with a real action are
@@ -15,6 +16,9 @@ Measured in one process, single-threaded, for each env id (default config):
 * batched steps/s: `num_envs` instances, a uniformly random legal action per instance picked
   by a small compiled kernel (its time counts), observations, masks and auto-reset included;
   steps/s = instances x batch steps / time.
+* threads: the same batched loop with the env on T threads (`make_vec(..., num_threads=T)`)
+  for every T of `--threads` (default 1 up to the usable cores), timing the env's `step`
+  only (the action choice is one thread's work outside it), and the speed-up over T=1.
 
 The peer is `pettingzoo.classic.tictactoe_v3.env()` (wrappers included, as users get it),
 driven by exactly the same AEC loop. With `--peers` (extra `bench`), RLCard, OpenSpiel and
@@ -26,8 +30,9 @@ from __future__ import annotations
 
 import os
 
-# Single-threaded everything; must be set before numpy / numba are imported.
-for _var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+# numpy's BLAS on one thread; must be set before numpy is imported. numba keeps its threads
+# (one per core) for the threaded batched env.
+for _var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
@@ -46,6 +51,7 @@ from pettingzoo.utils import wrappers  # noqa: E402
 import card_envs  # noqa: E402
 from benchmarks import peers  # noqa: E402
 from benchmarks.peers import NO_LIMIT, Runner, aec_runner  # noqa: E402
+from card_envs.core.threads import usable_cores  # noqa: E402
 from card_envs.registry import game_class  # noqa: E402
 from card_envs.testing.report import command_line, machine_info, markdown, write_page  # noqa: E402
 
@@ -53,7 +59,8 @@ PEER = "tictactoe_v3"
 PROG = "python -m benchmarks.throughput"
 ABOUT = (
     f"Written by `{PROG}` (see benchmarks/README.md): steps per second of every env, AEC and "
-    "batched, beside PettingZoo's own `tictactoe_v3` in the same process on one core; with "
+    "batched, beside PettingZoo's own `tictactoe_v3` in the same process on one core, and the "
+    "batched env's scaling on more threads; with "
     "`--peers`, other card-game libraries in the same interleaved rounds. Ratios move by "
     "10-20% between runs on shared machines: compare the rows of one run."
 )
@@ -155,6 +162,33 @@ def batched_runner(env_id: str, config: dict, num_envs: int, seed: int) -> Runne
     return run
 
 
+def threaded_runner(env_id: str, config: dict, num_envs: int, seed: int, threads: int) -> Runner:
+    """`run(seconds, max_steps) -> (instance steps, finished games, seconds in step)` over
+    one batched env on `threads` threads; only `step` is timed."""
+    venv = card_envs.make_vec(env_id, num_envs, seed=seed, num_threads=threads, **config)
+    rng_state = _rng_state(seed)
+    actions = np.zeros(num_envs, dtype=np.int64)
+    _obs, masks = venv.reset()
+
+    def run(seconds: float, max_steps: int = NO_LIMIT) -> tuple[int, int, float]:
+        nonlocal masks
+        batches = episodes = 0
+        stepping = 0.0
+        deadline = perf_counter() + seconds
+        while True:
+            pick_legal(masks, rng_state, actions)
+            start = perf_counter()
+            _obs, masks, _rewards, term, trunc = venv.step(actions)
+            now = perf_counter()
+            stepping += now - start
+            episodes += np.count_nonzero(term | trunc)
+            batches += 1
+            if now >= deadline or batches * num_envs >= max_steps:
+                return batches * num_envs, int(episodes), stepping
+
+    return run
+
+
 def wrapped(env: Any) -> Any:
     """PettingZoo's standard classic wrapper stack, as in `tictactoe_v3.env()`."""
     env = wrappers.TerminateIllegalWrapper(env, illegal_reward=-1)
@@ -205,6 +239,16 @@ def table(results: dict[str, Any]) -> str:
     return markdown(head, rows, [False, True, True, True, True])
 
 
+def threads_table(results: dict[str, Any]) -> str:
+    counts = results["settings"]["threads"]
+    head = ["env", *(f"T={t} steps/s" for t in counts), *(f"T={t} x T=1" for t in counts[1:])]
+    rows = []
+    for label, r in results["envs"].items():
+        rates = [r["threads"][str(t)] for t in counts]
+        rows.append([label, *map(_rate, rates), *(f"{x / rates[0]:.2f}x" for x in rates[1:])])
+    return markdown(head, rows, [False] + [True] * (len(head) - 1))
+
+
 def peer_table(results: dict[str, Any]) -> str:
     head = ["env", "library", "obs each step", "steps/s", "episodes/s", "steps/episode"]
     head.append("x tictactoe AEC")
@@ -247,7 +291,8 @@ def body(results: dict[str, Any]) -> str:
     lines = [
         f"- pettingzoo {results['machine']['pettingzoo']}; {s['seconds']:g} s per measurement "
         f"in {s['rounds']} interleaved rounds (median rate; after {s['warmup']:g} s warm-up), "
-        f"{s['num_envs']} batched instances, seed {s['seed']}, single-threaded",
+        f"{s['num_envs']} batched instances, seed {s['seed']}; one thread, and below also "
+        f"{', '.join(map(str, s['threads'][1:])) or 'no other count'}",
         "",
         table(results),
         "",
@@ -267,6 +312,17 @@ def body(results: dict[str, Any]) -> str:
                 f"batched >= {bat_target:g}x {bat_ok}"
             )
         lines.append(line)
+    lines += [
+        "",
+        "## Threads",
+        "",
+        f"The batched env on T threads (`make_vec(..., num_threads=T)`), {s['num_envs']} "
+        "instances, in the same rounds; only the env's `step` is timed (the action choice "
+        "above is one thread's work outside it). Goal: at least 1.8x at T=2 with 4096 "
+        "instances.",
+        "",
+        threads_table(results),
+    ]
     if "peers" in results:
         v = results["peers"]["versions"]
         lines += [
@@ -343,7 +399,9 @@ def run(
     seed: int,
     rounds: int,
     with_peers: bool = False,
+    threads: list[int] | None = None,
 ) -> dict[str, Any]:
+    threads = threads or list(range(1, usable_cores() + 1))
     runners: dict[str, Runner] = {f"{PEER}/aec": aec_runner(tictactoe_v3.env(), seed)}
     for label, env_id, config in cases:
         runners[f"{label}/aec"] = aec_runner(card_envs.make(env_id, **config), seed)
@@ -351,6 +409,8 @@ def run(
             wrapped(card_envs.make(env_id, **config)), seed
         )
         runners[f"{label}/batched"] = batched_runner(env_id, config, num_envs, seed)
+        for t in threads:
+            runners[f"{label}/threads={t}"] = threaded_runner(env_id, config, num_envs, seed, t)
     missing: dict[str, str] = {}
     if with_peers:
         installed, missing = peers.peer_runners(seed)
@@ -373,6 +433,7 @@ def run(
             "aec_wrapped_x_tictactoe": wrap["steps_per_s"] / p,
             "batched_steps_per_s": bat["steps_per_s"],
             "batched_x_tictactoe_aec": bat["steps_per_s"] / p,
+            "threads": {str(t): res[f"{label}/threads={t}"]["steps_per_s"] for t in threads},
             "raw": {"aec": aec, "aec_wrapped": wrap, "batched": bat},
         }
     out = {
@@ -383,6 +444,7 @@ def run(
             "warmup": measured["warmup"],
             "num_envs": num_envs,
             "seed": seed,
+            "threads": threads,
         },
         "peer": {"env": PEER, "aec_steps_per_s": p, "raw": peer},
         "envs": envs,
@@ -466,6 +528,14 @@ def main(argv: list[str] | None = None) -> int:
         default=3,
         help="interleaved rounds the seconds are split into; rates are medians (default 3)",
     )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        action="append",
+        metavar="T",
+        help="thread count of the batched env's scaling table (repeatable; default: 1 up to "
+        "the usable cores)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of envs and actions")
     parser.add_argument("--json", metavar="PATH", help="also write the numbers as JSON")
     parser.add_argument(
@@ -489,9 +559,18 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--rounds must be at least 1")
     if args.num_envs < 1:
         parser.error("--num-envs must be at least 1")
+    threads = sorted({1, *(args.threads or range(1, usable_cores() + 1))})
+    if threads[-1] > usable_cores() or threads[0] < 1:
+        parser.error(f"--threads must be in 1..{usable_cores()} (the usable cores)")
 
     results = run(
-        cases_for(env_ids), args.seconds, args.num_envs, args.seed, args.rounds, args.peers
+        cases_for(env_ids),
+        args.seconds,
+        args.num_envs,
+        args.seed,
+        args.rounds,
+        args.peers,
+        threads,
     )
     print(report(results))
     if args.out:

@@ -1,8 +1,9 @@
 """Learner steps per second of the training backends on one config, in one run: the SB3
-path (MaskablePPO on the batched engine) and RLlib PPO with 1 and 2 env runners.
+path (MaskablePPO on the batched engine) with the env on 1 and on every core's thread
+(`num_threads`), and RLlib PPO with 1 and 2 env runners.
 
     python -m benchmarks.training_throughput [--config configs/training/no_thanks_rllib.yaml]
-                                             [--seconds 90] [--runners 1 2]
+                                             [--seconds 90] [--threads 1 2] [--runners 1 2]
                                              [--out docs/figures/training_throughput.md]
 
 Each variant trains the config for `--seconds` of wall time (periodic evaluations and
@@ -20,6 +21,7 @@ import argparse
 import tempfile
 from pathlib import Path
 
+from card_envs.core.threads import usable_cores
 from card_envs.testing.report import command_line, printed, write_page
 from card_envs.training.config import load_config
 
@@ -28,17 +30,18 @@ PROG = "python -m benchmarks.training_throughput"
 ABOUT = (
     f"Written by `{PROG}` (see its docstring): learner steps per second of the SB3 path and "
     "of RLlib PPO (the default `BatchedEnvRunner`) on one config, each trained for the same "
-    "wall time in one run."
+    "wall time in one run; the SB3 path with its batched env on T threads (`num_threads`)."
 )
 OFF = 10**12  # steps between periodic evaluations / checkpoints: never
 
 
-def _config(path: str, seconds: float, out: Path):
+def _config(path: str, seconds: float, out: Path, threads: int | None = None):
     cfg = load_config(path, total_timesteps=OFF, time_limit_minutes=seconds / 60, out=str(out))
     n = cfg.num_players
     return type(cfg)(**{
         **cfg.__dict__, "eval_every": OFF, "checkpoint_every": OFF, "snapshot_every": OFF,
         "final_eval_games": n, "eval_against": ("random",),
+        "num_threads": cfg.num_threads if threads is None else threads,
     })  # fmt: skip
 
 
@@ -46,33 +49,52 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog=PROG)
     p.add_argument("--config", default=DEFAULT_CONFIG)
     p.add_argument("--seconds", type=float, default=90.0, help="wall time of each variant")
-    p.add_argument("--runners", type=int, nargs="+", default=[1, 2], help="RLlib env runners")
+    p.add_argument(
+        "--threads",
+        type=int,
+        nargs="+",
+        default=sorted({1, usable_cores()}),
+        help="the SB3 env's num_threads, one row each (default: 1 and the usable cores)",
+    )
+    p.add_argument(
+        "--runners", type=int, nargs="*", default=[1, 2], help="RLlib env runners (none: skip)"
+    )
     p.add_argument("--out", metavar="PAGE", help="also write the report as a figures page")
     args = p.parse_args(argv)
 
-    import ray
-
-    from card_envs.training.rllib.train import train as train_rllib
     from card_envs.training.train import train as train_sb3
 
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        cfg = _config(args.config, args.seconds, Path(tmp) / "sb3")
-        sb3 = train_sb3(cfg, echo=lambda _: None)
-        rows.append(("SB3 MaskablePPO", f"{cfg.num_envs} envs", sb3["training_steps_per_s"], None))
-        ray.init(include_dashboard=False, log_to_driver=False)
-        for runners in args.runners:
-            cfg = _config(args.config, args.seconds, Path(tmp) / f"rllib{runners}")
-            res = train_rllib(cfg, num_env_runners=runners, echo=lambda _: None)
-            rows.append((f"RLlib PPO, {runners} env runner(s)",
-                         f"{cfg.rllib.num_envs_per_env_runner} envs each",
-                         res["training_steps_per_s"], res))  # fmt: skip
-        ray.shutdown()
+        for threads in args.threads:
+            cfg = _config(args.config, args.seconds, Path(tmp) / f"sb3-{threads}", threads)
+            sb3 = train_sb3(cfg, echo=lambda _: None)
+            name = f"SB3 MaskablePPO, env on {threads} thread(s)"
+            rows.append((name, f"{cfg.num_envs} envs", sb3["training_steps_per_s"], None))
+        if args.runners:
+            rows += _rllib_rows(args, Path(tmp))
     with printed() as report:
         _report(rows, args.config, args.seconds, cfg)
     if args.out:
         title = "Training throughput"
         write_page(args.out, title, ABOUT, command_line(PROG, argv), report.getvalue())
+
+
+def _rllib_rows(args: argparse.Namespace, tmp: Path) -> list:
+    import ray
+
+    from card_envs.training.rllib.train import train as train_rllib
+
+    rows = []
+    ray.init(include_dashboard=False, log_to_driver=False)
+    for runners in args.runners:
+        cfg = _config(args.config, args.seconds, tmp / f"rllib{runners}")
+        res = train_rllib(cfg, num_env_runners=runners, echo=lambda _: None)
+        rows.append((f"RLlib PPO, {runners} env runner(s)",
+                     f"{cfg.rllib.num_envs_per_env_runner} envs each",
+                     res["training_steps_per_s"], res))  # fmt: skip
+    ray.shutdown()
+    return rows
 
 
 def _report(rows: list, config: str, seconds: float, cfg) -> None:
@@ -83,7 +105,9 @@ def _report(rows: list, config: str, seconds: float, cfg) -> None:
     for name, envs, rate, _ in rows:
         print(f"| {name} | {envs} | {rate:,.0f} | {rate / base:.2f}x |")
     print()
-    for name, _, _, res in rows[1:]:
+    for name, _, _, res in rows:
+        if res is None:  # an SB3 row
+            continue
         split = res["time_split_s"]
         iterations = max(split["iterations"], 1)
         runners = max(res["num_env_runners"], 1)
