@@ -1,11 +1,12 @@
-"""Learner steps per second of the training backends on one config, in one run: the SB3
-path (MaskablePPO on the batched engine) with the env on 1 and on every core's thread
+"""Learner steps per second of the training backends on training configs, in one run: the
+SB3 path (MaskablePPO on the batched engine) with the env on 1 and on every core's thread
 (`num_threads`), and RLlib PPO with 1 and 2 env runners.
 
     python -m benchmarks.training_throughput [--config configs/training/no_thanks_rllib.yaml]
                                              [--seconds 90] [--threads 1 2] [--runners 1 2]
                                              [--out docs/figures/training_throughput.md]
 
+`--config` is repeatable (a table each; the RLlib rows on the first config only).
 Each variant trains the config for `--seconds` of wall time (periodic evaluations and
 checkpoints off, the smallest final evaluation) in a temporary directory; the figure is the
 run's own `training_steps_per_s` (learner steps over the training time, start-up excluded).
@@ -28,9 +29,10 @@ from card_envs.training.config import load_config
 DEFAULT_CONFIG = "configs/training/no_thanks_rllib.yaml"
 PROG = "python -m benchmarks.training_throughput"
 ABOUT = (
-    f"Written by `{PROG}` (see its docstring): learner steps per second of the SB3 path and "
-    "of RLlib PPO (the default `BatchedEnvRunner`) on one config, each trained for the same "
-    "wall time in one run; the SB3 path with its batched env on T threads (`num_threads`)."
+    f"Written by `{PROG}` (see its docstring): learner steps per second of the SB3 path, with "
+    "its batched env on 1 and on 2 threads (`num_threads`), and of RLlib PPO (the default "
+    "`BatchedEnvRunner`, on the first config), each variant trained for the same wall time "
+    "in one run."
 )
 OFF = 10**12  # steps between periodic evaluations / checkpoints: never
 
@@ -47,7 +49,9 @@ def _config(path: str, seconds: float, out: Path, threads: int | None = None):
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog=PROG)
-    p.add_argument("--config", default=DEFAULT_CONFIG)
+    p.add_argument(
+        "--config", action="append", help=f"training config (repeatable; {DEFAULT_CONFIG})"
+    )
     p.add_argument("--seconds", type=float, default=90.0, help="wall time of each variant")
     p.add_argument(
         "--threads",
@@ -62,25 +66,31 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--out", metavar="PAGE", help="also write the report as a figures page")
     args = p.parse_args(argv)
 
-    from card_envs.training.train import train as train_sb3
-
-    rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for threads in args.threads:
-            cfg = _config(args.config, args.seconds, Path(tmp) / f"sb3-{threads}", threads)
-            sb3 = train_sb3(cfg, echo=lambda _: None)
-            name = f"SB3 MaskablePPO, env on {threads} thread(s)"
-            rows.append((name, f"{cfg.num_envs} envs", sb3["training_steps_per_s"], None))
-        if args.runners:
-            rows += _rllib_rows(args, Path(tmp))
     with printed() as report:
-        _report(rows, args.config, args.seconds, cfg)
+        for k, config in enumerate(args.config or [DEFAULT_CONFIG]):
+            _report(_rows(args, config, rllib=k == 0), config, args.seconds)
     if args.out:
         title = "Training throughput"
         write_page(args.out, title, ABOUT, command_line(PROG, argv), report.getvalue())
 
 
-def _rllib_rows(args: argparse.Namespace, tmp: Path) -> list:
+def _rows(args: argparse.Namespace, config: str, rllib: bool) -> list:
+    """(backend, envs, learner steps/s, RLlib results or None) of each variant on `config`."""
+    from card_envs.training.train import train as train_sb3
+
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for threads in args.threads:
+            cfg = _config(config, args.seconds, Path(tmp) / f"sb3-{threads}", threads)
+            sb3 = train_sb3(cfg, echo=lambda _: None)
+            name = f"SB3 MaskablePPO, env on {threads} thread(s)"
+            rows.append((name, f"{cfg.num_envs} envs", sb3["training_steps_per_s"], None))
+        if rllib and args.runners:
+            rows += _rllib_rows(args, config, Path(tmp))
+    return rows
+
+
+def _rllib_rows(args: argparse.Namespace, config: str, tmp: Path) -> list:
     import ray
 
     from card_envs.training.rllib.train import train as train_rllib
@@ -88,7 +98,7 @@ def _rllib_rows(args: argparse.Namespace, tmp: Path) -> list:
     rows = []
     ray.init(include_dashboard=False, log_to_driver=False)
     for runners in args.runners:
-        cfg = _config(args.config, args.seconds, tmp / f"rllib{runners}")
+        cfg = _config(config, args.seconds, tmp / f"rllib{runners}")
         res = train_rllib(cfg, num_env_runners=runners, echo=lambda _: None)
         rows.append((f"RLlib PPO, {runners} env runner(s)",
                      f"{cfg.rllib.num_envs_per_env_runner} envs each",
@@ -97,8 +107,9 @@ def _rllib_rows(args: argparse.Namespace, tmp: Path) -> list:
     return rows
 
 
-def _report(rows: list, config: str, seconds: float, cfg) -> None:
+def _report(rows: list, config: str, seconds: float) -> None:
     base = rows[0][2]
+    cfg = load_config(config)
     print(f"config: {config} ({cfg.env} {cfg.config}), {seconds:g} s per variant\n")
     print("| backend | envs | learner steps/s | x SB3 |")
     print("|---|---|---:|---:|")
@@ -119,6 +130,7 @@ def _report(rows: list, config: str, seconds: float, cfg) -> None:
             f"{sample:.2f} s ({batch / sample / runners:,.0f} env steps/s per runner), "
             f"learner update {update:.2f} s per iteration"
         )
+    print()
 
 
 if __name__ == "__main__":
