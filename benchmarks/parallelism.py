@@ -1,7 +1,7 @@
 """Processes or threads: which way `evaluate` (and the tournaments, which play through it)
 and the soak use the cores, measured.
 
-    python -m benchmarks.parallelism [--games 2000] [--soak-games 20000] [--env ID ...]
+    python -m benchmarks.parallelism [--games 2000] [--soak-games 4000] [--env ID ...]
                                      [--out docs/figures/parallelism.md]
 
 Both play batches of games through the batched env, and can use the cores two ways: worker
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from time import perf_counter
@@ -82,6 +83,7 @@ def measure(env_id: str, games: int, soak_games: int, cores: int) -> dict[str, A
     """Seconds of each way, and the env's share of the one-process time."""
     players = make_game(env_id).num_players
     field = ["heuristic"] + ["random"] * (players - 1)
+    games = -(-games // players) * players  # seat-balanced: a multiple of the players
 
     def play(workers: int) -> None:
         evaluate(env_id, field, games=games, workers=workers, progress=False)
@@ -100,6 +102,7 @@ def measure(env_id: str, games: int, soak_games: int, cores: int) -> dict[str, A
         with env_threads(target, cores):
             threads = timed(lambda run=run: run(1))
         out[name] = {"one": one, "processes": processes, "threads": threads, "step": spent[0]}
+        print(f"{env_id} {name}: {out[name]}", file=sys.stderr, flush=True)
     return out
 
 
@@ -122,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
     parser.add_argument("--env", action="append", metavar="ID", help="env id (repeatable)")
     parser.add_argument("--games", type=int, default=2000, help="evaluation games per id")
-    parser.add_argument("--soak-games", type=int, default=20000, help="soak games per id")
+    parser.add_argument("--soak-games", type=int, default=4000, help="soak games per id")
     parser.add_argument("--out", metavar="PAGE", help="also write the report as a figures page")
     args = parser.parse_args(argv)
     env_ids = list(dict.fromkeys(args.env or multi_agent_env_ids()))
