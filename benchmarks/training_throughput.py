@@ -7,8 +7,8 @@ SB3 path (MaskablePPO on the batched engine) with the env on 1 and on every core
                                              [--out docs/figures/training_throughput.md]
 
 `--config` is repeatable (a table each; the RLlib rows on the first config only).
-Each variant trains the config for `--seconds` of wall time (periodic evaluations and
-checkpoints off, the smallest final evaluation) in a temporary directory; the figure is the
+Each variant trains the config for `--seconds` of wall time (periodic evaluations,
+checkpoints and the imitation warm start off, the smallest final evaluation) in a temporary directory; the figure is the
 run's own `training_steps_per_s` (learner steps over the training time, start-up excluded).
 For RLlib it also prints the env steps each runner sampled per second and the learner's
 update time per iteration, the two numbers behind the projection in docs/rllib.md.
@@ -42,7 +42,7 @@ def _config(path: str, seconds: float, out: Path, threads: int | None = None):
     n = cfg.num_players
     return type(cfg)(**{
         **cfg.__dict__, "eval_every": OFF, "checkpoint_every": OFF, "snapshot_every": OFF,
-        "final_eval_games": n, "eval_against": ("random",),
+        "final_eval_games": n, "eval_against": ("random",), "imitation": None,
         "num_threads": cfg.num_threads if threads is None else threads,
     })  # fmt: skip
 
