@@ -8,8 +8,9 @@ SB3 path (MaskablePPO on the batched engine) with the env on 1 and on every core
 
 `--config` is repeatable (a table each; the RLlib rows on the first config only).
 Each variant trains the config for `--seconds` of wall time (periodic evaluations,
-checkpoints and the imitation warm start off, the smallest final evaluation) in a temporary directory; the figure is the
-run's own `training_steps_per_s` (learner steps over the training time, start-up excluded).
+checkpoints and the imitation warm start off, the smallest final evaluation) in a temporary
+directory; the figure is the run's own `training_steps_per_s` (learner steps over the
+training time, start-up excluded).
 For RLlib it also prints the env steps each runner sampled per second and the learner's
 update time per iteration, the two numbers behind the projection in docs/rllib.md.
 `--out PAGE` also writes the report as a figures page, with the date, commit, machine and
