@@ -3,10 +3,11 @@ versions and command it ran with (`card_envs.testing.report.write_page`), so the
 command replaces the page whole (docs/figures/)."""
 
 import json
+import re
 
 import pytest
 
-from benchmarks import baselines, throughput
+from benchmarks import baselines, parallelism, throughput
 from card_envs.core.threads import usable_cores
 from card_envs.testing.report import printed
 
@@ -56,3 +57,25 @@ def test_throughput_page_has_the_run_table(tmp_path):
     )
     assert sum(line.startswith("| no_thanks_v0 ") for line in threads) == 1
     assert any(line.startswith("| tictactoe_v3 (PettingZoo, env()) ") for line in body)
+
+
+def test_parallelism_page_has_both_jobs_three_ways(tmp_path):
+    """Needs two cores (the machines of the suite have them): one process, processes, and
+    one process with the env on threads, for evaluate and the soak."""
+    page = tmp_path / "parallelism.md"
+    argv = ["--env", "no_thanks_v0", "--games", "30", "--soak-games", "220"]
+    assert parallelism.main([*argv, "--out", str(page)]) == 0
+    body = _check_head(
+        page.read_text(),
+        "Processes or threads",
+        " ".join([parallelism.PROG, *argv, "--out", str(page)]),
+    )
+    head = next(line for line in body if line.startswith("| env"))
+    cores = usable_cores()
+    assert f"{cores} processes" in head and f"1 process, {cores} threads" in head
+    rows = [line for line in body if line.startswith("| no_thanks_v0 ")]
+    assert [row.split("|")[2].strip() for row in rows] == ["evaluate", "soak"]
+    for row in rows:
+        cells = [c.strip() for c in row.split("|")[3:-1]]
+        assert all(re.fullmatch(r"[\d.]+ s( \([\d.]+x\))?", c) for c in cells[:3]), row
+        assert re.fullmatch(r"\d+%", cells[3]), row
