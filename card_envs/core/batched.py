@@ -7,7 +7,7 @@ and masks are those of the seat to act next; finished instances are reset at onc
 (auto-reset), continuing their own PRNG stream.
 
 With `num_threads=T` above 1 a step goes to the game's third wrapper,
-`batch_step_threads(buffers, actions, T)` (`parallel=True`): `step_threads` deals the rows in
+`batch_step_threads(buffers, actions)` (`parallel=True`): `step_threads` deals the rows in
 blocks to T of numba's threads (`prange`). The rows share nothing (each has
 its PRNG, and the kernels allocate their scratch per call), so every T plays the same games.
 Only T > 1 touches numba's threading layer: one-thread envs stay safe to fork.
@@ -119,18 +119,16 @@ def step_all(buffers, actions, reset_fn, step_fn, observe_fn, legal_fn, outcome_
 
 
 @njit(inline="always")  # inlined into a `parallel=True` wrapper of each game
-def step_threads(
-    buffers, actions, threads, reset_fn, step_fn, observe_fn, legal_fn, outcome_fn, hint_fn
-):
-    """`step_all` on `threads` threads: the rows go in blocks of BLOCK_ROWS to whichever
-    thread is free (a row's step can cost a thousand times another's: a Rummidrez turn that
-    searches a full table), after the legality of every action was checked."""
+def step_threads(buffers, actions, reset_fn, step_fn, observe_fn, legal_fn, outcome_fn, hint_fn):
+    """`step_all` on numba's threads: the rows go in blocks of BLOCK_ROWS to whichever thread
+    is free (a row's step can cost a thousand times another's: a Rummidrez turn that
+    searches a full table), after the legality of every action was checked. The caller sets
+    the thread count and a chunk size of 1 (`BatchedEnv.step`): set inside, they would make
+    the kernel uncacheable (numba keeps ctypes pointers for them)."""
     bad = first_illegal(buffers[2], actions)
     if bad < 0:
         n = actions.shape[0]
         blocks = (n + BLOCK_ROWS - 1) // BLOCK_ROWS
-        numba.set_num_threads(threads)
-        chunksize = numba.set_parallel_chunksize(1)  # deal the blocks one at a time
         for b in prange(blocks):
             step_rows(
                 buffers,
@@ -144,7 +142,6 @@ def step_threads(
                 outcome_fn,
                 hint_fn,
             )
-        numba.set_parallel_chunksize(chunksize)
     return bad
 
 
@@ -320,8 +317,13 @@ class BatchedEnv:
         acts = np.ascontiguousarray(given, dtype=np.int64)
         if self.num_threads == 1:
             bad = self._batch_step(self._buffers, acts)
-        else:
-            bad = self._batch_step_threads(self._buffers, acts, self.num_threads)
+        else:  # both settings are per calling thread: set them each time
+            numba.set_num_threads(self.num_threads)
+            chunksize = numba.set_parallel_chunksize(1)  # deal the blocks one at a time
+            try:
+                bad = self._batch_step_threads(self._buffers, acts)
+            finally:
+                numba.set_parallel_chunksize(chunksize)
         if bad >= 0:
             legal = np.flatnonzero(self._masks[bad]).tolist()
             raise ValueError(

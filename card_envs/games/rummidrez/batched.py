@@ -20,10 +20,8 @@ def batch_step(buffers, actions):
 
 
 @njit(cache=True, parallel=True)
-def batch_step_threads(buffers, actions, threads):
-    return step_threads(
-        buffers, actions, threads, k.reset, k.step, k.observe, k.legal, k.outcome, no_hint
-    )
+def batch_step_threads(buffers, actions):
+    return step_threads(buffers, actions, k.reset, k.step, k.observe, k.legal, k.outcome, no_hint)
 
 
 @njit(cache=True)
