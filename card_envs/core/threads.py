@@ -1,9 +1,10 @@
 """How many threads a batched env steps its rows on (`make_vec(..., num_threads=T)`).
 
-The rows of a batched env are independent games with a PRNG each, so T threads stepping T
-ranges of rows give the same games as one thread stepping them all. The threads are numba's
-(`parallel=True`, `prange` over the ranges): its threading layer (OpenMP, TBB or its own
-workqueue) must load, or the env steps on one thread and says so.
+The rows of a batched env are independent games with a PRNG each, so T threads stepping
+blocks of rows give the same games as one thread stepping them all. The threads are numba's
+(`parallel=True`, `prange` over the blocks, `core.batched.step_threads`): its threading
+layer (OpenMP, TBB or its own workqueue) must load, or the env steps on one thread and says
+so.
 """
 
 from __future__ import annotations
@@ -19,14 +20,18 @@ import numpy as np
 ALL = None  # `num_threads=None`: every core this process may run on
 
 
-def usable_cores() -> int:
-    """The cores this process may run on (its CPU affinity), capped by numba's pool size
-    (`NUMBA_NUM_THREADS`, all of the machine's cores unless set lower)."""
+def affinity_cores() -> int:
+    """The cores this process may run on: its CPU affinity (all cores off Linux)."""
     try:
-        cores = len(os.sched_getaffinity(0))
+        return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
-        cores = os.cpu_count() or 1
-    return max(1, min(cores, numba.config.NUMBA_NUM_THREADS))
+        return os.cpu_count() or 1
+
+
+def usable_cores() -> int:
+    """`affinity_cores()` capped by numba's pool size (`NUMBA_NUM_THREADS`, all of the
+    machine's cores unless set lower)."""
+    return max(1, min(affinity_cores(), numba.config.NUMBA_NUM_THREADS))
 
 
 def check_threads(num_threads: Any) -> int:

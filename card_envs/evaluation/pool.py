@@ -19,20 +19,14 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from card_envs.core.threads import affinity_cores
 from card_envs.evaluation.arena import Chunk, GameBatch, agent_label, play_chunk
 from card_envs.registry import kernel_groups
 
 
-def default_workers() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
 def check_workers(workers: Any) -> int:
     if workers is None:
-        return default_workers()
+        return affinity_cores()
     if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
         raise ValueError(f"workers must be a positive int or None (all cores), got {workers!r}")
     return int(workers)

@@ -20,6 +20,7 @@ import numba
 import numpy as np
 
 import card_envs
+from card_envs.core.threads import affinity_cores
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout, when card_envs runs from one
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
@@ -38,14 +39,10 @@ def cpu_model() -> str:
 
 
 def machine_info() -> dict[str, Any]:
-    try:
-        usable = len(os.sched_getaffinity(0))
-    except AttributeError:
-        usable = os.cpu_count()
     return {
         "cpu": cpu_model(),
         "logical_cpus": os.cpu_count(),
-        "usable_cpus": usable,
+        "usable_cpus": affinity_cores(),
         "platform": platform.platform(),
         "python": f"{platform.python_implementation()} {platform.python_version()}",
         "numpy": np.__version__,
