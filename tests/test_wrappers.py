@@ -6,6 +6,7 @@ from gymnasium.utils.env_checker import check_env
 
 import card_envs
 from card_envs.agents import Agent, make_agent
+from card_envs.core.batched import BLOCK_ROWS
 from card_envs.core.threads import usable_cores
 from card_envs.registry import batched_env_ids, make_game
 from card_envs.wrappers import MixedVecEnv, SingleAgentEnv, SingleAgentVecEnv
@@ -188,14 +189,14 @@ def test_reset_with_a_seed_replays_the_games_of_random_opponents(env_id):
 @pytest.mark.parametrize("env_id", batched_env_ids())
 def test_the_learner_view_plays_the_same_games_on_more_threads(env_id):
     """A mix of two test configs (MixedVecEnv of SingleAgentVecEnvs) with heuristic
-    opponents, a history of 4 and padded observations: the envs on every usable core's
-    thread give, step by step, what they give on one."""
+    opponents, a history of 4 and padded observations, two blocks of rows each: the envs on
+    every usable core's thread give, step by step, what they give on one."""
 
     def rollout(threads: int) -> list[np.ndarray]:
         game = make_game(env_id)
         opponents = "random" if game.num_players == 1 else "heuristic"
         venv = MixedVecEnv([
-            SingleAgentVecEnv(env_id, 6, opponents=opponents, seed=4 + k, pad=True,
+            SingleAgentVecEnv(env_id, BLOCK_ROWS + 6, opponents=opponents, seed=4 + k, pad=True,
                               num_threads=threads, **{**config, "history": 4})
             for k, config in enumerate(type(game).test_configs[:2])
         ])  # fmt: skip

@@ -26,7 +26,7 @@ from pettingzoo.utils.wrappers import TerminateIllegalWrapper
 
 from card_envs.core import layout, padding, scene, segments
 from card_envs.core.aec import CardEnv
-from card_envs.core.batched import SKIP
+from card_envs.core.batched import BLOCK_ROWS, SKIP
 from card_envs.core.threads import usable_cores
 from card_envs.positions import Position, of_env
 from card_envs.registry import game_class, make, make_game, make_vec
@@ -185,14 +185,15 @@ def _batched_matches_aec(env_id: str, config: Config, seed: int, threads: int) -
 
 
 def check_threads_match(env_id: str, config: Config, seed: int = 600) -> None:
-    """A seeded batched env stepped on two threads gives what the same env on one thread gives
-    for the same actions (the heuristic's in odd instances, random legal ones in even ones, a
-    fifth of the instances skipped each step): observations, masks, rewards, ends, rows and
-    the finished games' final observations, scores and wins, at every step until 16 games
-    have ended; an illegal action in the second
-    thread's half is refused by both naming that instance, with nothing stepped."""
+    """A seeded batched env of three blocks of rows (`BLOCK_ROWS`, the last one short)
+    stepped on two threads gives what the same env on one thread gives for the same actions
+    (the heuristic's in odd instances, random legal ones in even ones, a fifth of the
+    instances skipped each step): observations, masks, rewards, ends, rows and the finished
+    games' final observations, scores and wins, at every step until 16 games have ended; an
+    illegal action in the last block is refused by both naming that instance, with nothing
+    stepped."""
     where = _where(env_id, config)
-    num_envs = 16
+    num_envs = 2 * BLOCK_ROWS + 8
     envs = [
         make_vec(env_id, num_envs, seed=seed, num_threads=t, **config)
         for t in (1, min(2, usable_cores()))
