@@ -192,7 +192,7 @@ def test_loading_unpickles_nothing_but_policy_kwargs(model_path, tmp_path):
 
 def test_plain_ppo_spec_uses_the_model_shipped_for_the_env(model_path, tmp_path, monkeypatch):
     monkeypatch.setattr(ppo, "_models_dir", lambda: tmp_path)
-    with pytest.raises(ModelError, match=r"no trained model is shipped for no_thanks_v0"):
+    with pytest.raises(ModelError, match=r"no ppo model is shipped for no_thanks_v0"):
         make_agent("ppo", ENV)
     (tmp_path / f"{ENV}.zip").write_bytes(model_path.read_bytes())
     agent = make_agent("ppo", ENV)

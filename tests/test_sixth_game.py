@@ -61,7 +61,8 @@ warm_caches(processes=2)
 PLAYED = ["random", "heuristic", "ismcts:20", "ppo:" + MODEL]
 REFUSED = {
     "computer": "has no computer player",  # No Thanks has no computer of its own
-    "ppo": "no trained model is shipped for " + ENV_ID,  # until one is trained and shipped
+    "ppo": "no ppo model is shipped for " + ENV_ID,  # until one is trained and shipped
+    "exit": "no exit model is shipped for " + ENV_ID,  # the same, by expert iteration
 }
 NOT_EVALUATED = {  # agents that need what a new game has not got
     "rllib": "an RLlib module trained on the game (card-envs train --backend rllib)",

@@ -1,7 +1,9 @@
 """A trained MaskablePPO policy (sb3-contrib) as an agent: spec `ppo:path/to/model.zip`.
 
 `ppo` without a path loads the model shipped inside the package for the env being played,
-`card_envs/models/<env_id>.zip`.
+`card_envs/models/<env_id>.zip`; `exit` the network trained by expert iteration
+(training/exit.py), `card_envs/models/<env_id>.exit.zip`. Both are MaskablePPO files, so
+`exit:path` and `ppo:path` play any such file alike.
 
 Loading is checked before anything in the file is deserialised: the path must be a zip
 archive holding SB3's `data` (JSON) and `policy.pth`; the `data` JSON is read as plain JSON
@@ -47,44 +49,58 @@ def _models_dir():
     return importlib.resources.files("card_envs").joinpath("models")
 
 
-def shipped_model(env_id: str):
-    """The model shipped in the package for `env_id` (`card_envs/models/<env_id>.zip`), as
-    an importlib.resources Traversable; a clear error when there is none."""
+KINDS = ("ppo", "exit")  # the specs of shipped MaskablePPO files: PPO, expert iteration
+
+
+def model_file(env_id: str, kind: str = "ppo") -> str:
+    """The name of the model shipped for `env_id`: `<env_id>.zip` for `ppo`, and
+    `<env_id>.exit.zip` for `exit` (a network trained by expert iteration)."""
+    return f"{env_id}.zip" if kind == "ppo" else f"{env_id}.{kind}.zip"
+
+
+def shipped_model(env_id: str, kind: str = "ppo"):
+    """The model shipped in the package for `env_id` (`card_envs/models/`, see
+    `model_file`), as an importlib.resources Traversable; a clear error when there is none."""
     make_game(env_id)  # an unknown or single-agent id fails here, naming the known ones
-    resource = _models_dir().joinpath(f"{env_id}.zip")
+    name = model_file(env_id, kind)
+    resource = _models_dir().joinpath(name)
     if not resource.is_file():
         raise ModelError(
-            f"no trained model is shipped for {env_id} (looked for card_envs/models/"
-            f"{env_id}.zip); use 'ppo:path/to/model.zip' with a MaskablePPO file of your own"
+            f"no {kind} model is shipped for {env_id} (looked for card_envs/models/{name}); "
+            f"use '{kind}:path/to/model.zip' with a MaskablePPO file of your own"
         )
     return resource
 
 
-def has_shipped_model(env_id: str) -> bool:
-    return _models_dir().joinpath(f"{env_id}.zip").is_file()
+def has_shipped_model(env_id: str, kind: str = "ppo") -> bool:
+    return _models_dir().joinpath(model_file(env_id, kind)).is_file()
 
 
-def shipped_config(env_id: str) -> dict | None:
+def _note(env_id: str, kind: str) -> dict | None:
+    """The JSON note the training wrote next to the shipped model, or None."""
+    note = _models_dir().joinpath(model_file(env_id, kind).removesuffix(".zip") + ".json")
+    return json.loads(note.read_text()) if note.is_file() else None
+
+
+def shipped_config(env_id: str, kind: str = "ppo") -> dict | None:
     """The config the shipped model of `env_id` was trained with (from the JSON note the
     training writes next to it), or None."""
-    note = _models_dir().joinpath(f"{env_id}.json")
-    if not note.is_file():
-        return None
-    return json.loads(note.read_text()).get("config", {})
+    note = _note(env_id, kind)
+    return None if note is None else note.get("config", {})
 
 
-def shipped_config_note(env_id: str) -> str:
+def shipped_config_note(env_id: str, kind: str = "ppo") -> str:
     """Which configs the shipped model of `env_id` was trained with, in words."""
-    config = shipped_config(env_id)
-    if config is None:
+    note = _note(env_id, kind)
+    if note is None:
         return ""
-    mix = json.loads(_models_dir().joinpath(f"{env_id}.json").read_text()).get("mix") or {}
+    config, mix = note.get("config", {}), note.get("mix") or {}
     if mix:
         return (
-            f"The shipped {env_id} model was trained with config {config} and every "
+            f"The shipped {env_id} {kind} model was trained with config {config} and every "
             f"combination of {mix}"
         )
-    return f"The shipped {env_id} model was trained with config {config}: play it with that"
+    return f"The shipped {env_id} {kind} model was trained with config {config}: play it with that"
 
 
 def _read_sb3_data(path: Path) -> dict:
@@ -378,7 +394,8 @@ class PolicyAgent(Agent):
 
 
 class PPOAgent(PolicyAgent):
-    """A MaskablePPO model file (`ppo:path`) or the model shipped for the env (`ppo`)."""
+    """A MaskablePPO model file (`ppo:path`, `exit:path`) or the model shipped for the env
+    (`ppo`, `exit`: `kind` says which)."""
 
     def __init__(
         self,
@@ -386,29 +403,32 @@ class PPOAgent(PolicyAgent):
         env_id: str,
         seed: int | None = None,
         deterministic: bool = True,
+        kind: str = "ppo",
         **config: Any,
     ) -> None:
         shipped = path is None
         game = make_game(env_id, **config)
         if shipped:
-            resource = shipped_model(env_id)
+            resource = shipped_model(env_id, kind)
             try:
                 with importlib.resources.as_file(resource) as real_path:  # works from a zip
                     policy, padding = load_policy(real_path, game)
             except ModelError as err:
-                raise ModelError(f"{err}. {shipped_config_note(env_id)}") from None
+                raise ModelError(f"{err}. {shipped_config_note(env_id, kind)}") from None
             self.path = Path(str(resource))
         else:
             self.path = Path(path)
             policy, padding = load_policy(self.path, game)
         super().__init__(policy, seed, deterministic, padding=padding, game=game)
-        self.spec = "ppo" if shipped else f"ppo:{path}"
-        self.name = "ppo" if shipped else f"ppo:{self.path.stem}"
+        self.spec = kind if shipped else f"{kind}:{path}"
+        self.name = kind if shipped else f"{kind}:{self.path.stem}"
 
 
 def make_ppo_agent(spec: str, env_id: str, seed: int | None, config: dict) -> PPOAgent:
-    """`ppo` (the model shipped for env_id) or `ppo:path`."""
-    _, sep, path = spec.partition(":")
+    """`ppo` or `exit` (the model shipped for env_id), or `ppo:path` / `exit:path`."""
+    kind, sep, path = spec.partition(":")
     if sep and not path:
-        raise ModelError("spec 'ppo:' needs a path after the colon, e.g. ppo:models/agent.zip")
-    return PPOAgent(path or None, env_id, seed=seed, **config)
+        raise ModelError(
+            f"spec '{kind}:' needs a path after the colon, e.g. {kind}:models/agent.zip"
+        )
+    return PPOAgent(path or None, env_id, seed=seed, kind=kind, **config)

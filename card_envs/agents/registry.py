@@ -2,7 +2,8 @@
 
 Specs: `random`, `heuristic`, `computer` (games that have a built-in computer player),
 `ismcts[:SIMULATIONS][:random|heuristic]` (information-set tree search, `card_envs.agents.ismcts`),
-`ppo` (the MaskablePPO model shipped for the env), `ppo:path/to/model.zip`,
+`ppo` (the MaskablePPO model shipped for the env), `ppo:path/to/model.zip`, `exit` and
+`exit:path` (a network trained by expert iteration, `card_envs.training.exit`),
 `rllib:path/to/rllib_module` (trained with `--backend rllib`) and `human` (a person at the
 terminal, for `card-envs play`).
 """
@@ -17,11 +18,13 @@ from card_envs.agents.human import HumanAgent
 from card_envs.agents.random_agent import RandomAgent
 from card_envs.registry import make_game
 
-_KINDS = ("random", "heuristic", "computer", "ismcts", "ppo", "rllib", "human")
+_KINDS = ("random", "heuristic", "computer", "ismcts", "ppo", "exit", "rllib", "human")
 SPEC_HELP = (  # the known specs, for error messages and --help
     "random, heuristic, computer (where the game has one), ismcts[:SIMULATIONS][:random|"
     "heuristic] (tree search, 1000 simulations a move with heuristic rollouts by default), "
-    "ppo (the model shipped for the env), ppo:path/to/model.zip, rllib:path/to/rllib_module "
+    "ppo (the model shipped for the env), ppo:path/to/model.zip, exit (the network shipped "
+    "for the env, trained by expert iteration), exit:path/to/model.zip, "
+    "rllib:path/to/rllib_module "
     "(trained with --backend rllib), human (a person at the terminal: play only)"
 )
 
@@ -54,7 +57,7 @@ def make_agent(spec: str | Agent, env_id: str, seed: int | None = None, **config
         from card_envs.agents.ismcts import make_ismcts_agent
 
         return make_ismcts_agent(spec, make_game(env_id, **config), seed)
-    if spec == "ppo" or spec.startswith("ppo:"):
+    if spec in ("ppo", "exit") or spec.startswith(("ppo:", "exit:")):
         from card_envs.agents.ppo import make_ppo_agent  # torch is imported only when needed
 
         return make_ppo_agent(spec, env_id, seed, config)

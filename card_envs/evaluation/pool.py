@@ -32,7 +32,7 @@ def check_workers(workers: Any) -> int:
     return int(workers)
 
 
-def _init_worker() -> None:
+def init_worker() -> None:
     # Ctrl-C is the parent's to handle: it stops the pool and keeps what was finished
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # one core per worker: keep torch (PPO agents) from starting a thread per core each
@@ -104,7 +104,7 @@ def warm_up(chunks: Sequence[Chunk], workers: int = 1) -> None:
     warm = _warm_chunks(chunks)
     groups = _kernel_groups(warm)
     if workers > 1 and len(groups) > 1:
-        with mp_context().Pool(min(workers, len(groups)), _init_worker) as pool:
+        with mp_context().Pool(min(workers, len(groups)), init_worker) as pool:
             list(pool.imap_unordered(_play_all, groups))
     _play_all(warm)  # from the cache now
 
@@ -125,7 +125,7 @@ def run_chunks(
 
     warm_up(chunks, workers)
 
-    with ProcessPoolExecutor(workers, mp_context=mp_context(), initializer=_init_worker) as pool:
+    with ProcessPoolExecutor(workers, mp_context=mp_context(), initializer=init_worker) as pool:
         futures = {pool.submit(play_chunk, chunk): i for i, chunk in enumerate(chunks)}
         try:
             pending = set(futures)

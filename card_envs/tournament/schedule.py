@@ -35,11 +35,11 @@ _TABLE_DRAW = 0x7AB1E5  # key of the table-drawing stream, apart from the chunk 
 
 
 def portable_spec(spec: str) -> str:
-    """The spec as a worker elsewhere must see it: a relative `ppo:` path made absolute (a
-    Ray worker need not share the driver's working directory)."""
+    """The spec as a worker elsewhere must see it: a relative `ppo:` or `exit:` path made
+    absolute (a Ray worker need not share the driver's working directory)."""
     kind, sep, path = spec.partition(":")
-    if kind == "ppo" and sep and path and not Path(path).expanduser().is_absolute():
-        return f"ppo:{Path(path).expanduser().resolve()}"
+    if kind in ("ppo", "exit") and sep and path and not Path(path).expanduser().is_absolute():
+        return f"{kind}:{Path(path).expanduser().resolve()}"
     return spec
 
 

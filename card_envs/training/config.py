@@ -132,6 +132,25 @@ class ImitationSettings:
 
 
 @dataclass(frozen=True)
+class ExitSettings:
+    """Expert iteration instead of PPO (training/exit.py): each round searches `positions`
+    decisions of games played by the current network with the `search` spec, then fits the
+    network to the searches of the last `window` rounds."""
+
+    rounds: int = 10
+    positions: int = 20_000  # searched decisions per round, split evenly over the settings
+    search: str | None = None  # the ismcts spec that searches them (None: the game's 10 ms one)
+    share: float = 0.1  # chance that a decision of the position games is searched
+    heuristic_seats: float = 0.5  # chance that a seat of a position game is the heuristic's
+    window: int = 3  # rounds of searched decisions the fit draws from
+    epochs: int = 4
+    batch_size: int = 1024
+    learning_rate: float = 1e-3
+    value_weight: float = 0.5  # the critic's squared error in the loss, against cross-entropy
+    workers: int | None = None  # search processes (null: one per core)
+
+
+@dataclass(frozen=True)
 class RLlibSettings:
     """The `rllib:` section, read by `--backend rllib` only (training/rllib/train.py)."""
 
@@ -173,6 +192,7 @@ class TrainConfig:
     mix: tuple[tuple[str, tuple], ...] = ()  # (option, values) trained on at once
     rllib: RLlibSettings = RLlibSettings()
     sampling: str = "uniform"  # how snapshots share `self`'s weight: uniform or pfsp
+    exit: ExitSettings | None = None  # expert iteration instead of PPO (training/exit.py)
 
     @property
     def settings(self) -> list[dict]:
@@ -205,6 +225,11 @@ class TrainConfig:
         keep = {k: v for k, v in self.as_dict().items() if k not in loose}
         if keep["sampling"] == "uniform":  # runs from before the key existed still resume
             del keep["sampling"]
+        if keep["exit"] is None:  # the same: a PPO run
+            del keep["exit"]
+        else:
+            for loose_key in ("workers", "rounds"):  # where it runs; how long (like steps)
+                keep["exit"].pop(loose_key)
         scale_keys = ("num_env_runners", "address", "num_learners", "num_gpus_per_learner")
         for scale in scale_keys:  # where it runs, not how it learns
             keep["rllib"].pop(scale)
@@ -233,6 +258,8 @@ TOP_KEYS = {
     "mix": "mapping of option -> list of values: one model for every combination",
     "rllib": "mapping: num_env_runners, num_envs_per_env_runner, train_batch_size, address, "
     "num_learners, num_gpus_per_learner",
+    "exit": "mapping: rounds, positions, search, share, heuristic_seats, window, epochs, "
+    "batch_size, learning_rate, value_weight, workers (optional: expert iteration)",
 }
 OPPONENT_KEYS = {"pool": "", "snapshot_every": "", "snapshots": "", "sampling": ""}
 SAMPLINGS = ("uniform", "pfsp")
@@ -284,6 +311,44 @@ def _imitation(where: str, raw: Any, env_id: str, config: dict) -> ImitationSett
         batch_size=_check.int(where, "batch_size", raw.get("batch_size", 2048)),
         learning_rate=_check.float(where, "learning_rate", raw.get("learning_rate", 1e-3)),
     )
+
+
+def _exit(where: str, raw: Any, game: Game) -> ExitSettings | None:
+    if raw is None:
+        return None
+    raw = _check.mapping(where, "exit", raw)
+    d = ExitSettings()
+    _check.unknown_keys(where, raw, set(asdict(d)))
+    if type(game).search_kernel is None:
+        _check.fail(where, f"{game.env_id} has no ISMCTS search to learn from")
+    workers = raw.get("workers", d.workers)
+    search = raw.get("search", type(game).ismcts_10ms or "ismcts")
+    if not isinstance(search, str) or search.partition(":")[0] != "ismcts":
+        _check.fail(where, f"search={search!r} must be an ismcts spec, e.g. ismcts:300")
+    _check_spec(where, search, game.env_id, game.config)
+
+    def share(key: str) -> float:
+        return _check.float(where, key, raw.get(key, getattr(d, key)), 0.0, 1.0)
+
+    out = ExitSettings(
+        **{k: _check.int(where, k, raw.get(k, getattr(d, k))) for k in _EXIT_INTS},
+        search=search,
+        share=share("share"),
+        heuristic_seats=share("heuristic_seats"),
+        learning_rate=_check.float(
+            where, "learning_rate", raw.get("learning_rate", d.learning_rate)
+        ),
+        value_weight=_check.float(where, "value_weight", raw.get("value_weight", d.value_weight)),
+        workers=None if workers is None else _check.int(where, "workers", workers),
+    )
+    if out.share == 0.0:
+        _check.fail(where, "share=0 searches no decision: give a chance in (0, 1]")
+    if out.learning_rate <= 0:
+        _check.fail(where, f"learning_rate={out.learning_rate} must be > 0")
+    return out
+
+
+_EXIT_INTS = ("rounds", "positions", "window", "epochs", "batch_size")
 
 
 def _threads(where: str, raw: Any) -> int:
@@ -435,6 +500,7 @@ def parse_config(raw: Any, source: str = "config", default_name: str = "training
             f"{ppo.n_steps} x {num_envs} (the rollout), or minibatches are truncated",
         )
     n = game.num_players
+    exits = raw.get("exit") is not None  # expert iteration counts rounds, not learner steps
     out = TrainConfig(
         name=name,
         env=env_id,
@@ -442,7 +508,9 @@ def parse_config(raw: Any, source: str = "config", default_name: str = "training
         num_players=game.num_players,
         seed=_check.int(source, "seed", raw.get("seed", 0), low=0),
         out=_check.str(source, "out", raw.get("out", f"{DEFAULT_OUT}/{name}")),
-        total_timesteps=_check.int(source, "total_timesteps", raw.get("total_timesteps")),
+        total_timesteps=_check.int(
+            source, "total_timesteps", raw.get("total_timesteps", UNBOUNDED if exits else None)
+        ),
         time_limit_minutes=_check.float(
             source, "time_limit_minutes", raw.get("time_limit_minutes"), 1e-3, allow_none=True
         ),
@@ -469,6 +537,7 @@ def parse_config(raw: Any, source: str = "config", default_name: str = "training
         mix=_mix(f"{source}: mix", raw.get("mix"), env_id, config, num_envs),
         rllib=_rllib(f"{source}: rllib", raw.get("rllib")),
         sampling=sampling,
+        exit=_exit(f"{source}: exit", raw.get("exit"), game),
     )
     if out.imitation is not None and out.imitation.dataset is not None:
         try:  # a dataset of another game or config is refused before anything runs

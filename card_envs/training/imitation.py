@@ -25,6 +25,7 @@ from card_envs.agents import make_agent
 from card_envs.core.padding import Padding
 from card_envs.registry import make_vec
 from card_envs.training.config import ImitationSettings, TrainConfig, open_matching_dataset
+from card_envs.training.decisions import record
 
 NUM_ENVS = 256
 
@@ -62,44 +63,8 @@ def collect_setting(
     venv = make_vec(config.env, NUM_ENVS, seed=seed, **setting)
     teacher = make_agent(teacher_spec, config.env, seed=config.seed + part, **setting)
     padding = Padding(venv.game) if config.padded else None
-    n = venv.num_players
-    width = padding.size if padding is not None else venv.game.obs_size
-    obs_buf = np.empty((size, width), dtype=np.float32)
-    mask_buf = np.empty((size, venv.num_actions), dtype=bool)
-    act_buf = np.empty(size, dtype=np.int64)
-    owner = np.empty((size, 3), dtype=np.int64)  # instance, its game number, seat
-    game_no = np.zeros(NUM_ENVS, dtype=np.int64)
-    running = np.zeros((NUM_ENVS, n))  # reward so far in the current game, per seat
-    results: list[tuple[int, int, np.ndarray]] = []  # (instance, game, rewards per seat)
-    pending = np.ones(NUM_ENVS, dtype=bool)  # current game holds stored decisions
-    obs, masks = venv.reset()
-    count = 0
-    while count < size or pending.any():
-        actions = teacher.act_positions(obs, masks, venv.states)
-        take = min(NUM_ENVS, size - count)
-        if take > 0:
-            rows = slice(count, count + take)
-            obs_buf[rows], mask_buf[rows], act_buf[rows] = (
-                obs[:take] if padding is None else padding(obs[:take]),
-                masks[:take] != 0,
-                actions[:take],
-            )
-            owner[rows] = np.column_stack(
-                (np.arange(take), game_no[:take], venv.current_player[:take])
-            )
-            count += take
-        obs, masks, rewards, terminated, truncated = venv.step(actions)
-        running += rewards
-        for i in np.flatnonzero(terminated | truncated):
-            results.append((int(i), int(game_no[i]), running[i].copy()))
-            running[i] = 0
-            game_no[i] += 1
-            pending[i] = count < size
-    table = np.zeros((NUM_ENVS, int(game_no.max()) + 1, n), dtype=np.float32)
-    for i, g, r in results:
-        table[i, g] = r
-    returns = table[owner[:, 0], owner[:, 1], owner[:, 2]]
-    return obs_buf, mask_buf, act_buf, returns
+    found = record(venv, teacher.act_positions, size, padding)
+    return found.observations, found.masks, found.actions, found.returns
 
 
 def from_dataset(config: TrainConfig, samples: int) -> Samples:
@@ -132,25 +97,13 @@ def imitate(net, heads, config: TrainConfig, settings: ImitationSettings, echo=p
     t0 = time.perf_counter()
     data = collect(config, settings)
     collected = time.perf_counter() - t0
-    net.train(True)
-    optimizer = torch.optim.Adam(net.parameters(), lr=settings.learning_rate)
     obs = torch.as_tensor(data.observations)
     masks = torch.as_tensor(data.masks)
     actions = torch.as_tensor(data.actions)
     returns = torch.as_tensor(data.returns)
-    generator = torch.Generator().manual_seed(config.seed)
     m = len(actions)
-    for _ in range(settings.epochs):
-        order = torch.randperm(m, generator=generator)
-        for start in range(0, m, settings.batch_size):
-            idx = order[start : start + settings.batch_size]
-            logits, values = heads(obs[idx], masks[idx])
-            loss = torch.nn.functional.cross_entropy(logits, actions[idx])
-            loss = loss + 0.5 * torch.nn.functional.mse_loss(values, returns[idx])
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-    net.train(False)
+    fit(net, heads, (obs, masks, actions, returns), settings.epochs, settings.batch_size,
+        settings.learning_rate, config.seed)  # fmt: skip
     with torch.no_grad():
         check = slice(0, min(m, 50_000))
         logits, values = heads(obs[check], masks[check])
@@ -174,13 +127,54 @@ def imitate(net, heads, config: TrainConfig, settings: ImitationSettings, echo=p
     return info
 
 
+def fit(
+    net,
+    heads,
+    data: tuple,
+    epochs: int,
+    batch_size: int,
+    learning_rate: float,
+    seed: int,
+    value_weight: float = 0.5,
+) -> tuple[float, float]:
+    """Fit `net` with Adam to `data` = (observations, masks, targets, returns), torch
+    tensors: cross-entropy of the masked actor logits to the targets (action indices, or
+    probabilities over the actions) plus `value_weight` x squared error of the critic to
+    the returns. Returns the last epoch's mean policy and value losses."""
+    import torch
+
+    obs, masks, targets, returns = data
+    net.train(True)
+    optimizer = torch.optim.Adam(net.parameters(), lr=learning_rate)
+    generator = torch.Generator().manual_seed(seed)
+    m = len(obs)
+    for _ in range(epochs):
+        order = torch.randperm(m, generator=generator)
+        sums = [0.0, 0.0]
+        for start in range(0, m, batch_size):
+            idx = order[start : start + batch_size]
+            logits, values = heads(obs[idx], masks[idx])
+            policy_loss = torch.nn.functional.cross_entropy(logits, targets[idx])
+            value_loss = torch.nn.functional.mse_loss(values, returns[idx])
+            loss = policy_loss + value_weight * value_loss
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            sums[0] += policy_loss.item() * len(idx)
+            sums[1] += value_loss.item() * len(idx)
+    net.train(False)
+    return sums[0] / max(m, 1), sums[1] / max(m, 1)
+
+
 def imitate_policy(model, config: TrainConfig, settings: ImitationSettings, echo=print) -> dict:
     """`imitate` for a MaskablePPO model: its policy's actor and critic."""
     policy = model.policy
-    return imitate(policy, lambda obs, masks: _heads(policy, obs, masks), config, settings, echo)
+    return imitate(
+        policy, lambda obs, masks: policy_heads(policy, obs, masks), config, settings, echo
+    )
 
 
-def _heads(policy, obs, masks):
+def policy_heads(policy, obs, masks):
     """Masked actor logits and critic values of a batch."""
     features = policy.extract_features(obs, policy.pi_features_extractor)
     if policy.share_features_extractor:

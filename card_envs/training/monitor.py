@@ -166,6 +166,25 @@ def _compare_alone(
     return rows
 
 
+def report_evaluation(rows: list[dict], logger, echo, when: str, seconds: float) -> None:
+    """An evaluation's win rates into the SB3 `logger` (TensorBoard) and one echoed line."""
+    for row in rows:
+        run = row["opponent"] == RUN_OPPONENT
+        logger.record(
+            "eval/games_won_per_run" if run else f"eval/win_rate_vs_{row['opponent']}",
+            row["win_rate"],
+        )
+    echo(
+        f"[{when}] "
+        + "; ".join(
+            ("games won per run" if r["opponent"] == RUN_OPPONENT else f"vs {r['opponent']}")
+            + f": {r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
+            for r in rows
+        )
+        + f" ({seconds:.1f} s)"
+    )
+
+
 class Monitor(BaseCallback):
     """Self-play refresh, evaluation, checkpoints and logs, at rollout boundaries.
 
@@ -262,19 +281,9 @@ class Monitor(BaseCallback):
             row.update(
                 timesteps=self.num_timesteps, minutes=round(self.minutes(), 3), kind="periodic"
             )
-            run = row["opponent"] == RUN_OPPONENT
-            key = "eval/games_won_per_run" if run else f"eval/win_rate_vs_{row['opponent']}"
-            self.logger.record(key, row["win_rate"])
         append_rows(self.paths.evaluations, EVAL_COLUMNS, rows)
-        self.echo(
-            f"[{self.minutes():5.1f} min, {self.num_timesteps:,} steps] "
-            + "; ".join(
-                ("games won per run" if r["opponent"] == RUN_OPPONENT else f"vs {r['opponent']}")
-                + f": {r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
-                for r in rows
-            )
-            + f" ({time.perf_counter() - t:.1f} s)"
-        )
+        when = f"{self.minutes():5.1f} min, {self.num_timesteps:,} steps"
+        report_evaluation(rows, self.logger, self.echo, when, time.perf_counter() - t)
         self.eval_seconds += time.perf_counter() - t
         return rows
 

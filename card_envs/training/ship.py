@@ -1,5 +1,6 @@
 """Ship a finished training run into the package: `card_envs/models/<env_id>.zip`, where the
-agent spec `ppo` finds it, with a JSON note of its config and final numbers next to it.
+agent spec `ppo` finds it (an expert-iteration run: `<env_id>.exit.zip`, the agent `exit`),
+with a JSON note of its config and final numbers next to it.
 
 The shipped file is for playing: the optimizer's running moments (twice the size of the
 weights) are replaced by a fresh optimizer, and the last rollout's observations that SB3
@@ -17,6 +18,8 @@ import json
 import sys
 from pathlib import Path
 
+from card_envs.agents.ppo import model_file
+
 MODELS = Path(__file__).resolve().parent.parent / "models"
 # rollout state SB3 saves by default; a model loaded to play never reads it
 ROLLOUT_STATE = ("_last_obs", "_last_episode_starts", "_last_original_obs", "ep_info_buffer",
@@ -31,7 +34,7 @@ def ship(run: Path, models: Path = MODELS) -> Path:
         raise FileNotFoundError(f"{run} is not a finished training run (no results.json)")
     results = json.loads(results_file.read_text())
     models.mkdir(parents=True, exist_ok=True)
-    target = models / f"{results['env']}.zip"
+    target = models / model_file(results["env"], results.get("agent", "ppo"))
     _save_for_play(run / "model.zip", target)
     note = {k: results[k] for k in NOTE_KEYS}
     note["mix"] = results.get("mix", {})  # the settings trained on besides `config`

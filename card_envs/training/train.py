@@ -31,7 +31,7 @@ from card_envs.training.config import (
     TrainConfigError,
     load_config,
 )
-from card_envs.training.curves import plot_learning_curve
+from card_envs.training.curves import Curve, plot_learning_curve
 from card_envs.training.run import FINAL_EVAL_SEED_OFFSET, check_resumable, start_run, targets
 from card_envs.training.ship import ship
 
@@ -70,13 +70,10 @@ def train(
     from card_envs.training.monitor import (
         EVAL_COLUMNS,
         Monitor,
-        append_rows,
-        evaluate_policy,
         keep_rows_until,
-        policy_learner,
     )
     from card_envs.training.opponents import OpponentPool
-    from card_envs.training.video import record_videos, require_moviepy
+    from card_envs.training.video import require_moviepy
 
     require_moviepy(config)
     t_start = time.perf_counter()
@@ -132,31 +129,6 @@ def train(
     if remaining > 0:
         monitor.save_checkpoint()
 
-    echo(f"final evaluation: {config.final_eval_games} games per opponent")
-    rows = evaluate_policy(
-        config, model.policy, config.final_eval_games,
-        config.seed + FINAL_EVAL_SEED_OFFSET, workers=config.eval_workers, every_setting=True,
-    )  # fmt: skip
-    for row in rows:
-        row.update(timesteps=model.num_timesteps, minutes=round(minutes, 3), kind="final")
-    append_rows(paths.evaluations, EVAL_COLUMNS, rows)
-    run_baselines = {}  # games won per run by each baseline agent on the same runs
-    for spec in RUN_BASELINES if config.eval_runs else ():
-        ep = evaluate_episodes(
-            run_env_id(config.env),
-            spec,
-            config.eval_runs,
-            seed=config.seed + FINAL_EVAL_SEED_OFFSET,
-        )
-        run_baselines[spec] = {
-            "mean": ep.mean_return, "ci_low": ep.mean_return_ci[0], "ci_high": ep.mean_return_ci[1]
-        }  # fmt: skip
-    baseline = run_baselines["heuristic"]["mean"] if run_baselines else None
-    videos = (
-        record_videos(config, policy_learner(model.policy), paths.videos)
-        if config.video_episodes
-        else []
-    )
     steps = model.num_timesteps - start_steps
     split = monitor.time_split() if remaining > 0 else {}
     results = {
@@ -174,29 +146,169 @@ def train(
         else None,  # fmt: skip
         "time_split_s": {k: round(v, 1) for k, v in split.items()},
         "imitation": imitation,
-        "final_evaluation": rows,
-        "run_baselines": run_baselines,
-        "targets": targets(config, rows, baseline),
-        "videos": [str(v.relative_to(paths.out)) for v in videos],
     }
-    defaults = make_game(config.env).config
-    changed = {k: v for k, v in config.config.items() if v != defaults.get(k)}
-    plot_learning_curve(
-        paths.evaluations, paths.progress, paths.curve,
-        f"{config.name}: {config.env} {changed}", baseline,
-    )  # fmt: skip
+    results |= finish(config, paths, model.policy, {"timesteps": model.num_timesteps,
+                      "minutes": round(minutes, 3)}, EVAL_COLUMNS, echo=echo)  # fmt: skip
     results["command_minutes"] = round((time.perf_counter() - t_start) / 60, 2)
     paths.results.write_text(json.dumps(results, indent=2, default=float))
     venv.close()
     return results
 
 
+def train_exit(
+    config: TrainConfig, resume: bool = False, restart: bool = False, echo=print
+) -> dict[str, Any]:
+    """Expert iteration (training/exit.py) as `train` runs PPO: the same output files, with
+    one training.csv row and one evaluation per round."""
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import configure
+
+    from card_envs.training.exit import EXIT_EVAL_COLUMNS, fresh_state, run_rounds
+    from card_envs.training.monitor import (
+        PERIODIC_SEED_OFFSET,
+        append_rows,
+        evaluate_policy,
+        keep_rows_until,
+        report_evaluation,
+    )
+    from card_envs.training.opponents import OpponentPool
+    from card_envs.training.video import require_moviepy
+
+    require_moviepy(config)
+    t_start = time.perf_counter()
+    paths = start_run(config, resume, restart)
+    venv = training_env(config, OpponentPool(config))  # the spaces of the MaskablePPO model
+    imitation = None
+    if resume:
+        state = json.loads(paths.checkpoint_state.read_text())
+        check_resumable(config, state["fingerprint"])
+        model = MaskablePPO.load(paths.checkpoint, env=venv, device="cpu")
+        keep_rows_until(paths.evaluations, state["positions"])
+        keep_rows_until(paths.progress, state["positions"])
+        echo(f"resuming {config.name} after round {state['round']} ({state['minutes']:.1f} min)")
+    else:
+        model = MaskablePPO(
+            "MlpPolicy", venv, seed=config.seed, device="cpu", verbose=0, **config.ppo.kwargs()
+        )
+        state = fresh_state()
+        if config.imitation is not None:
+            from card_envs.training.imitation import imitate_policy
+
+            t_imitation = time.perf_counter()
+            imitation = imitate_policy(model, config, config.imitation, echo=echo)
+            state["minutes"] = (time.perf_counter() - t_imitation) / 60
+    model.set_logger(configure(str(paths.tensorboard), ["tensorboard"]))
+
+    def evaluate(round_no: int, positions: int, minutes: float) -> None:
+        t = time.perf_counter()
+        rows = evaluate_policy(
+            config, model.policy, config.eval_games, config.seed + PERIODIC_SEED_OFFSET,
+            config.eval_workers,
+        )  # fmt: skip
+        for row in rows:
+            row.update(
+                timesteps=positions, minutes=round(minutes, 3), kind="periodic", round=round_no
+            )
+        append_rows(paths.evaluations, EXIT_EVAL_COLUMNS, rows)
+        report_evaluation(rows, model.logger, echo, f"round {round_no}", time.perf_counter() - t)
+
+    if not resume:
+        evaluate(0, 0, state["minutes"])  # the starting network: where the curve starts
+        model.logger.dump(0)
+    ex = config.exit
+    echo(
+        f"expert iteration {config.name}: {config.env} {config.config}, {ex.rounds} rounds of "
+        f"{ex.positions:,} decisions searched by {ex.search}"
+    )
+    stopped = run_rounds(model, config, paths, state, evaluate, echo)
+    model.save(paths.model)
+    results = {
+        "command_minutes": None,  # set below: the whole call, start-up and evaluations included
+        "agent": "exit",
+        "name": config.name,
+        "env": config.env,
+        "config": config.config,
+        "mix": dict(config.mix),
+        "rounds": state["round"],
+        "timesteps": state["positions"],  # decisions searched (the PPO path: learner steps)
+        "training_minutes": round(state["minutes"], 2),
+        "stopped_by_time_limit": stopped,
+        "imitation": imitation,
+    }
+    when = {"timesteps": state["positions"], "minutes": round(state["minutes"], 3),
+            "round": state["round"]}  # fmt: skip
+    results |= finish(config, paths, model.policy, when, EXIT_EVAL_COLUMNS, EXIT_CURVE, echo)
+    results["command_minutes"] = round((time.perf_counter() - t_start) / 60, 2)
+    paths.results.write_text(json.dumps(results, indent=2, default=float))
+    venv.close()
+    return results
+
+
+EXIT_CURVE = Curve(
+    x="round", scale=1, x_label="round", train="agreement",
+    train_label="network's move = the search's", train_title="searched decisions, before the fit",
+)  # fmt: skip
+
+
+def finish(
+    config: TrainConfig, paths, policy, when: dict, columns: list[str], curve=None, echo=print
+) -> dict[str, Any]:
+    """What every finished run reports (results.json's part shared by PPO and expert
+    iteration): the final evaluation in every setting (its rows logged with `when`), the
+    run env's baselines, the videos and the targets; and the learning curve drawn."""
+    from card_envs.training.monitor import append_rows, evaluate_policy, policy_learner
+    from card_envs.training.video import record_videos
+
+    echo(f"final evaluation: {config.final_eval_games} games per opponent")
+    rows = evaluate_policy(
+        config, policy, config.final_eval_games,
+        config.seed + FINAL_EVAL_SEED_OFFSET, workers=config.eval_workers, every_setting=True,
+    )  # fmt: skip
+    for row in rows:
+        row.update(when, kind="final")
+    append_rows(paths.evaluations, columns, rows)
+    run_baselines = {}  # games won per run by each baseline agent on the same runs
+    for spec in RUN_BASELINES if config.eval_runs else ():
+        ep = evaluate_episodes(
+            run_env_id(config.env),
+            spec,
+            config.eval_runs,
+            seed=config.seed + FINAL_EVAL_SEED_OFFSET,
+        )
+        run_baselines[spec] = {
+            "mean": ep.mean_return, "ci_low": ep.mean_return_ci[0], "ci_high": ep.mean_return_ci[1]
+        }  # fmt: skip
+    baseline = run_baselines["heuristic"]["mean"] if run_baselines else None
+    videos = (
+        record_videos(config, policy_learner(policy), paths.videos) if config.video_episodes else []
+    )
+    defaults = make_game(config.env).config
+    changed = {k: v for k, v in config.config.items() if v != defaults.get(k)}
+    plot_learning_curve(
+        paths.evaluations, paths.progress, paths.curve,
+        f"{config.name}: {config.env} {changed}", baseline, curve,
+    )  # fmt: skip
+    return {
+        "final_evaluation": rows,
+        "run_baselines": run_baselines,
+        "targets": targets(config, rows, baseline),
+        "videos": [str(v.relative_to(paths.out)) for v in videos],
+    }
+
+
 def summary(results: dict) -> str:
-    lines = [
-        f"{results['name']}: {results['timesteps']:,} learner steps in "
-        f"{results['training_minutes']:.1f} min ({results['training_steps_per_s']} steps/s "
-        "while training)"
-    ]
+    if results.get("agent") == "exit":
+        head = (
+            f"{results['name']}: {results['rounds']} rounds of expert iteration, "
+            f"{results['timesteps']:,} decisions searched in {results['training_minutes']:.1f} min"
+        )
+    else:
+        head = (
+            f"{results['name']}: {results['timesteps']:,} learner steps in "
+            f"{results['training_minutes']:.1f} min ({results['training_steps_per_s']} steps/s "
+            "while training)"
+        )
+    lines = [head]
     for r in results["final_evaluation"]:
         what = (
             "games won per run" if r["opponent"] == RUN_OPPONENT else f"win rate vs {r['opponent']}"
@@ -220,7 +332,7 @@ def summary(results: dict) -> str:
         lines.append(f"  target {t['target']}: {'met' if t['met'] else 'NOT met'}")
     if results["videos"]:
         lines.append("  videos: " + ", ".join(results["videos"]))
-    if results["time_split_s"]:
+    if results.get("time_split_s"):
         lines.append(
             "  time (s): " + ", ".join(f"{k} {v}" for k, v in results["time_split_s"].items())
         )
@@ -264,6 +376,11 @@ def run(args: argparse.Namespace) -> dict:
     )
     if args.backend == "sb3" and (args.address or args.num_env_runners is not None):
         raise TrainConfigError("--address and --num-env-runners need --backend rllib")
+    if args.backend == "rllib" and config.exit is not None:
+        raise TrainConfigError(
+            "an exit: section (expert iteration) trains with --backend sb3 only: drop --backend "
+            "rllib, or the exit: section"
+        )
     if args.backend == "rllib" and args.ship:
         raise TrainConfigError(
             "--ship packages a MaskablePPO model; an rllib run's learner plays as the agent "
@@ -276,6 +393,8 @@ def run(args: argparse.Namespace) -> dict:
             results = train_rllib(
                 config, args.resume, args.restart, args.address, args.num_env_runners
             )
+        elif config.exit is not None:
+            results = train_exit(config, resume=args.resume, restart=args.restart)
         else:
             results = train(config, resume=args.resume, restart=args.restart)
     except KeyboardInterrupt:

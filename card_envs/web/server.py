@@ -68,7 +68,8 @@ STATIC = {  # path -> (file, content type): the only files the server sends
     "/app.js": ("app.js", "text/javascript; charset=utf-8"),
     "/style.css": ("style.css", "text/css; charset=utf-8"),
 }
-BROWSER_SPECS = ("random", "heuristic", "computer", "ismcts", "ppo")  # ismcts: Game.ismcts_10ms
+# ismcts plays at Game.ismcts_10ms; ppo and exit where a model is shipped
+BROWSER_SPECS = ("random", "heuristic", "computer", "ismcts", "ppo", "exit")
 REQUEST_FAULTS = {  # http.server's 5xx for what is wrong with the request, as the 4xx it is
     HTTPStatus.NOT_IMPLEMENTED: HTTPStatus.METHOD_NOT_ALLOWED,  # a method other than GET, POST
     HTTPStatus.HTTP_VERSION_NOT_SUPPORTED: HTTPStatus.BAD_REQUEST,  # HTTP/2.0 and up
@@ -115,6 +116,8 @@ def games() -> list[dict]:
             agents.append("ppo")
             for opt in options:
                 opt["default"] = trained.get(opt["name"], opt["default"])
+        if has_shipped_model(env_id, "exit"):
+            agents.append("exit")
         out.append(
             {
                 "env_id": env_id,
