@@ -1,8 +1,11 @@
-"""Information-set Monte Carlo tree search as an agent: `ismcts[:N][:random|heuristic][:depth=D]`.
+"""Information-set Monte Carlo tree search as an agent:
+`ismcts[:N][:random|heuristic][:depth=D][:net[=PATH]]`.
 
 `ismcts` searches `DEFAULT_SIMULATIONS` simulations per move with the game's heuristic in the
 rollouts; `ismcts:N` searches N; `random` rolls out with uniformly random legal actions
-instead (`heuristic` names the default); `depth=D` cuts rollouts after D actions. The parts
+instead (`heuristic` names the default); `depth=D` cuts rollouts after D actions; `net`
+guides the tree by a policy network's move probabilities (PUCT, `core.ismcts.puct_action`):
+the `exit` network shipped for the env, or with `net=PATH` any MaskablePPO file. The parts
 come in any order. The search itself is `card_envs.core.ismcts`, compiled per game with the
 game's kernels; docs/agents.md describes it and its measured strength.
 
@@ -20,12 +23,13 @@ import numpy as np
 from card_envs.agents.base import Agent
 from card_envs.core import layout
 from card_envs.core.engine import Game
-from card_envs.core.ismcts import HEURISTIC, NO_LIMIT, RANDOM, new_tree
+from card_envs.core.ismcts import HEURISTIC, NO_LIMIT, RANDOM, new_prior, new_tree
 
 DEFAULT_SIMULATIONS = 1000
 ROLLOUTS = {"random": RANDOM, "heuristic": HEURISTIC}
 EXPLORATION = 0.7  # UCB1's constant for win shares in [0, 1] (Cowling et al. use 0.7)
-SPEC_FORM = "ismcts[:SIMULATIONS][:random|heuristic][:depth=D]"
+PUCT_EXPLORATION = 1.0  # PUCT's, with a network's prior (`net`)
+SPEC_FORM = "ismcts[:SIMULATIONS][:random|heuristic][:depth=D][:net[=PATH]]"
 
 
 class ISMCTSAgent(Agent):
@@ -40,7 +44,8 @@ class ISMCTSAgent(Agent):
         rollout: str = "heuristic",
         seed: int | None = None,
         max_depth: int | None = None,
-        exploration: float = EXPLORATION,
+        exploration: float | None = None,
+        net: str | None = None,
     ) -> None:
         if type(game).search_kernel is None:
             raise ValueError(f"{game.env_id} has no ISMCTS search kernel")
@@ -56,13 +61,20 @@ class ISMCTSAgent(Agent):
         self.simulations = simulations
         self.rollout = rollout
         self.max_depth = max_depth
+        self.net = net
         depth = NO_LIMIT if max_depth is None else int(max_depth)
+        if exploration is None:
+            exploration = EXPLORATION if net is None else PUCT_EXPLORATION
         self._settings = (simulations, float(exploration), ROLLOUTS[rollout], depth, game.obs_size)
+        self._net = None if net is None else _network(game, net)  # core.mlp.actor_net
+        self._prior: tuple | None = None  # with a net: its scratch, built at the first move
         self._tree: tuple[np.ndarray, ...] | None = None  # built at the first move
         self._rng = np.random.default_rng(seed)
         self._loaded = False  # the search is compiled (or loaded) at the first reset or move
-        self.spec = self.name = f"ismcts:{simulations}:{rollout}" + (
-            f":depth={max_depth}" if max_depth else ""
+        self.spec = self.name = (
+            f"ismcts:{simulations}:{rollout}"
+            + (f":depth={max_depth}" if max_depth else "")
+            + ("" if net is None else ":net" if net == "exit" else f":net={net}")
         )
 
     def reset(self) -> None:
@@ -89,6 +101,7 @@ class ISMCTSAgent(Agent):
             new_tree(1, game.num_actions),
             settings,
             game.heuristic_args(),
+            None if self._net is None else new_prior(self._net, 1, game.num_actions),
         )
         self._loaded = True
 
@@ -109,6 +122,8 @@ class ISMCTSAgent(Agent):
         rows = np.ascontiguousarray(rows, dtype=np.int64)
         if self._tree is None:
             self._tree = new_tree(self.simulations, self._game.num_actions)
+            if self._net is not None:
+                self._prior = new_prior(self._net, self.simulations, self._game.num_actions)
         streams = np.zeros((len(rows), layout.RNG + 4), dtype=np.int64)
         streams[:, layout.RNG :] = self._rng.integers(1, 1 << 32, size=(len(rows), 4))
         return rows, streams, np.empty(len(rows), dtype=np.int64)
@@ -116,7 +131,13 @@ class ISMCTSAgent(Agent):
     def _search(self, rows: np.ndarray, streams: np.ndarray, out: np.ndarray) -> None:
         """Search each row from its stream; its move goes into `out`."""
         type(self._game).search_kernel(
-            rows, streams, out, self._tree, self._settings, self._game.heuristic_args()
+            rows,
+            streams,
+            out,
+            self._tree,
+            self._settings,
+            self._game.heuristic_args(),
+            self._prior,
         )
 
     def act_with_policy(
@@ -152,10 +173,26 @@ class ISMCTSAgent(Agent):
         )
 
 
+def _network(game: Game, net: str):
+    """The actor of the network `net` names (`exit`: the one shipped for the env; else a
+    MaskablePPO file) as arrays the search evaluates."""
+    from card_envs.agents.ppo import load_policy, shipped_model
+    from card_envs.core.mlp import actor_net
+
+    if net == "exit":
+        import importlib.resources
+
+        with importlib.resources.as_file(shipped_model(game.env_id, "exit")) as path:
+            policy, padding = load_policy(path, game)
+    else:
+        policy, padding = load_policy(net, game)
+    return actor_net(policy, padding, game.obs_size)
+
+
 def make_ismcts_agent(spec: str, game: Game, seed: int | None) -> ISMCTSAgent:
-    """The agent of a spec `ismcts[:SIMULATIONS][:random|heuristic][:depth=D]`."""
-    simulations, rollout, depth = None, None, None
-    for part in spec.split(":")[1:]:
+    """The agent of a spec `ismcts[:SIMULATIONS][:random|heuristic][:depth=D][:net[=PATH]]`."""
+    simulations, rollout, depth, net = None, None, None, None
+    for part in _spec_parts(spec):
         key, _, value = part.partition("=")
         if part.isdigit() and simulations is None:
             simulations = int(part)
@@ -163,12 +200,24 @@ def make_ismcts_agent(spec: str, game: Game, seed: int | None) -> ISMCTSAgent:
             rollout = part
         elif key == "depth" and value.isdigit() and depth is None:
             depth = int(value)
+        elif key == "net" and net is None and (value or part == "net"):
+            net = value or "exit"
         else:
             raise ValueError(
                 f"bad ismcts spec {spec!r}: {part!r} is not a number of simulations, a "
-                f"rollout (random, heuristic) or depth=D, or says it twice; the form is "
-                f"{SPEC_FORM}"
+                f"rollout (random, heuristic), depth=D or net[=PATH], or says it twice; the "
+                f"form is {SPEC_FORM}"
             )
     if simulations is None:
         simulations = DEFAULT_SIMULATIONS
-    return ISMCTSAgent(game, simulations, rollout or "heuristic", seed=seed, max_depth=depth)
+    return ISMCTSAgent(
+        game, simulations, rollout or "heuristic", seed=seed, max_depth=depth, net=net
+    )
+
+
+def _spec_parts(spec: str) -> list[str]:
+    """The parts after `ismcts`; a `net=PATH` keeps the colons of its path (the rest of the
+    spec from `net=` on)."""
+    head, sep, path = spec.partition(":net=")
+    parts = head.split(":")[1:]
+    return parts + [f"net={path}"] if sep else parts

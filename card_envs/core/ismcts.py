@@ -43,6 +43,7 @@ import numpy as np
 from numba import njit
 
 from card_envs.core import layout
+from card_envs.core.mlp import actor_logits
 from card_envs.core.rng import below, next_u32
 
 RANDOM, HEURISTIC = 0, 1  # rollout policies
@@ -136,6 +137,63 @@ def ucb_action(tree, node, mask, exploration):
             if score > best_score:
                 best, best_score = a, score
     return best
+
+
+def new_prior(net, simulations: int, num_actions: int) -> tuple:
+    """The search's `prior`: a network (`core.mlp.actor_net`) with its scratch: the padded
+    input, each node's logits and whether they are computed."""
+    index, ones, size, weights, biases = net
+    return (
+        index,
+        ones,
+        np.zeros(size, dtype=np.float32),
+        weights,
+        biases,
+        np.zeros((simulations + 1, num_actions), dtype=np.float32),
+        np.zeros(simulations + 1, dtype=np.bool_),
+    )
+
+
+@njit(cache=True)
+def puct_action(tree, node, mask, exploration, logits):
+    """The legal child of `node` with the highest PUCT score (AlphaZero's, with ISMCTS's
+    availability): its mean value, 0 when not expanded, plus `exploration * P(a) *
+    sqrt(availability) / (1 + visits)`, P the network's softmax over the legal actions
+    and an unexpanded child's availability the node's visits."""
+    child, visits, avail, value, _ = tree
+    top = -np.inf
+    for a in range(mask.shape[0]):
+        if mask[a] and logits[a] > top:
+            top = logits[a]
+    total = 0.0
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            total += math.exp(logits[a] - top)
+    best, best_score = -1, -np.inf
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            p = math.exp(logits[a] - top) / total
+            c = child[node, a]
+            if c < 0:
+                score = exploration * p * math.sqrt(max(visits[node], 1.0))
+            else:
+                n = visits[c]
+                score = value[c] / n + exploration * p * math.sqrt(avail[c]) / (1.0 + n)
+            if score > best_score:
+                best, best_score = a, score
+    return best
+
+
+@njit(inline="always")  # not cached, inlined: see the module docstring
+def _prior_logits(det, node, obs, prior, observe_fn):
+    """The network's logits at `node` for the seat to act in `det`, computed at the node's
+    first selection (from that determinisation) and kept."""
+    index, ones, x, weights, biases, logits, ready = prior
+    if not ready[node]:
+        observe_fn(det, det[layout.PLAYER], obs[0])
+        logits[node, :] = actor_logits(obs[0], index, ones, x, weights, biases)
+        ready[node] = True
+    return logits[node]
 
 
 @njit(cache=True)
@@ -303,6 +361,7 @@ def search_row(
     tree,
     settings,
     policy_args,
+    prior,
     step_fn,
     legal_fn,
     observe_fn,
@@ -313,7 +372,9 @@ def search_row(
 ):
     """The chosen action of the seat to act in `row`, drawing every random number from
     `stream` (a PRNG state row, see `core.rng`); `settings` is (simulations, exploration,
-    rollout, max_depth, obs_size)."""
+    rollout, max_depth, obs_size). With a `prior` (`new_prior`; None: UCB1 as the module
+    says), each node chooses among all its legal actions by `puct_action` on the network's
+    logits, expanding the chosen one if new (numba compiles the None case without it)."""
     simulations, exploration, rollout, max_depth, obs_size = settings
     child = tree[0]
     num_actions = child.shape[1]
@@ -336,6 +397,8 @@ def search_row(
     heuristic_move = _policy_move(row, obs, masks, picked, observe_fn, policy_fn, policy_args)
     shape = moves_fn(row, heuristic_move, root_mask)
     _new_node(tree, 0, seat)  # the root (its actor and availability are not read)
+    if prior is not None:
+        prior[6][0] = False
     if _count_legal(root_mask) == 1:  # the game searches only other decisions
         return _nth_legal(root_mask, 0)
     if shape == PAIRED:
@@ -367,15 +430,21 @@ def search_row(
             if length == 1:
                 mask &= root_mask
             untried = _visit(tree, node, mask)
+            a = -1
+            if prior is not None:
+                logits = _prior_logits(det, node, obs, prior, observe_fn)
+                a = puct_action(tree, node, mask, exploration, logits)
+                untried = 1 if child[node, a] < 0 else 0
             if untried > 0:
-                a = -1
-                if rollout == HEURISTIC:  # the heuristic's move is the first one tried
+                if a < 0 and rollout == HEURISTIC:  # the heuristic's move is tried first
                     a = _policy_move(det, obs, masks, picked, observe_fn, policy_fn, policy_args)
                     if child[node, a] >= 0:
                         a = -1
                 if a < 0:
                     a = _nth_untried(tree, node, mask, below(stream, untried))
                 _new_node(tree, size, det[layout.PLAYER])
+                if prior is not None:
+                    prior[6][size] = False
                 child[node, a] = size
                 node = size
                 size += 1
@@ -383,7 +452,8 @@ def search_row(
                 path[length] = node
                 length += 1
                 break
-            a = ucb_action(tree, node, mask, exploration)
+            if a < 0:
+                a = ucb_action(tree, node, mask, exploration)
             node = child[node, a]
             step_fn(det, a, rewards)
             path[length] = node
@@ -415,6 +485,7 @@ def search_rows(
     tree,
     settings,
     policy_args,
+    prior,
     step_fn,
     legal_fn,
     observe_fn,
@@ -424,7 +495,7 @@ def search_rows(
     moves_fn,
 ):
     """`out[i]`: the search's action for the seat to act in `rows[i]`, drawing from the PRNG
-    state row `streams[i]`; one tree, reused row after row."""
+    state row `streams[i]`; one tree, reused row after row (`prior`: see `search_row`)."""
     for i in range(rows.shape[0]):
         out[i] = search_row(
             rows[i],
@@ -432,6 +503,7 @@ def search_rows(
             tree,
             settings,
             policy_args,
+            prior,
             step_fn,
             legal_fn,
             observe_fn,

@@ -8,7 +8,7 @@ from card_envs.games.double_or_nothing.heuristic import heuristic_actions
 
 
 @njit(cache=True)
-def search(rows, streams, out, tree, settings, policy_args):
+def search(rows, streams, out, tree, settings, policy_args, prior):
     search_rows(
         rows,
         streams,
@@ -16,6 +16,7 @@ def search(rows, streams, out, tree, settings, policy_args):
         tree,
         settings,
         policy_args,
+        prior,
         k.step,
         k.legal,
         k.observe,

@@ -60,7 +60,7 @@ def search_value(row, scores, wins):
 
 
 @njit(cache=True)
-def search(rows, streams, out, tree, settings, policy_args):
+def search(rows, streams, out, tree, settings, policy_args, prior):
     search_rows(
         rows,
         streams,
@@ -68,6 +68,7 @@ def search(rows, streams, out, tree, settings, policy_args):
         tree,
         settings,
         policy_args,
+        prior,
         k.step,
         k.legal,
         k.observe,
