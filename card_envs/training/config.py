@@ -493,7 +493,7 @@ def parse_config(raw: Any, source: str = "config", default_name: str = "training
 
     ppo = _ppo(f"{source}: ppo", raw.get("ppo"))
     num_envs = _check.int(source, "num_envs", raw.get("num_envs", 64))
-    if (ppo.n_steps * num_envs) % ppo.batch_size:
+    if raw.get("exit") is None and (ppo.n_steps * num_envs) % ppo.batch_size:
         _check.fail(
             f"{source}: ppo",
             f"batch_size={ppo.batch_size} must divide n_steps x num_envs = "

@@ -14,6 +14,7 @@ resume from the run's checkpoint instead.
 
 from __future__ import annotations
 
+import csv
 import json
 import sys
 from pathlib import Path
@@ -43,8 +44,23 @@ def ship(run: Path, models: Path = MODELS) -> Path:
         for row in results["final_evaluation"]
     ]
     note["run_baselines"] = results.get("run_baselines", {})
+    if results.get("agent") == "exit":  # its training curve: the win rate after each round
+        note["rounds"] = results["rounds"]
+        note["curve"] = heuristic_curve(run / "evaluations.csv")
     target.with_suffix(".json").write_text(json.dumps(note, indent=2) + "\n")
     return target
+
+
+def heuristic_curve(evaluations: Path) -> list[dict]:
+    """The periodic evaluations against the heuristic of an expert-iteration run, per round."""
+    with evaluations.open(newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["kind"] == "periodic"]
+    keys = ("win_rate", "ci_low", "ci_high", "minutes")
+    return [
+        {"round": int(r["round"]), **{k: float(r[k]) for k in keys}}
+        for r in rows
+        if r["opponent"] == "heuristic"
+    ]
 
 
 def _save_for_play(source: Path, target: Path) -> None:
