@@ -208,3 +208,16 @@ def test_the_exit_spec_without_a_shipped_model_names_the_file(tmp_path, monkeypa
         make_agent("exit", "no_thanks_v0")
     with pytest.raises(ppo.ModelError, match="'exit:' needs a path"):
         make_agent("exit:", "no_thanks_v0")
+
+
+EXIT_CONFIGS = sorted(Path(__file__).resolve().parent.parent.glob("configs/training/exit/*.yaml"))
+
+
+def test_every_batched_game_has_an_exit_config_that_validates():
+    from card_envs.registry import batched_env_ids
+    from card_envs.training.config import load_config
+
+    configs = [load_config(path) for path in EXIT_CONFIGS]
+    assert sorted(c.env for c in configs) == sorted(batched_env_ids())
+    for c in configs:
+        assert c.exit is not None and c.time_limit_minutes <= 60, c.name
