@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from card_envs import positions
+from card_envs.agents.ppo import has_shipped_model
 from card_envs.core.scene import strip_actions
 from card_envs.games.no_thanks import NoThanks
 from card_envs.registry import multi_agent_env_ids, single_agent_env_ids
@@ -58,6 +59,23 @@ def test_the_games_list_names_every_game_its_options_and_agents(app):
     assert "computer" in games["double_or_nothing_v0"]["agents"]
     assert "computer" not in nt["agents"]
     assert set(data["look"]) >= {"felt", "back", "mark"}
+    for env_id in multi_agent_env_ids():  # exit where its network is shipped
+        assert ("exit" in games[env_id]["agents"]) == has_shipped_model(env_id, "exit")
+
+
+def test_the_games_list_offers_exit_where_its_network_is_shipped(tmp_path, monkeypatch):
+    from card_envs.agents import ppo
+    from card_envs.web.server import games
+
+    shipped = ppo.shipped_model("no_thanks_v0")
+    for name in ("no_thanks_v0.zip", "no_thanks_v0.exit.zip"):
+        (tmp_path / name).write_bytes(shipped.read_bytes())
+    note = shipped.parent.joinpath("no_thanks_v0.json").read_text()
+    (tmp_path / "no_thanks_v0.json").write_text(note)  # the config ppo was trained with
+    monkeypatch.setattr(ppo, "_models_dir", lambda: tmp_path)
+    agents = {g["env_id"]: g["agents"] for g in games()}
+    assert agents["no_thanks_v0"][-2:] == ["ppo", "exit"]
+    assert "exit" not in agents["surfosaurus_max_v0"] and "ppo" not in agents["surfosaurus_max_v0"]
 
 
 def test_the_positions_list_names_every_built_in_position(app):
