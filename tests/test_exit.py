@@ -127,6 +127,27 @@ def test_recorded_positions_are_the_rows_the_observations_come_from(env_id):
     assert len({r.tobytes() for r in d.rows}) > 100  # from many positions, not a few
 
 
+def test_a_kept_decisions_return_is_what_its_seat_got_when_that_game_ended():
+    """Oracle: the game played on from the kept row by the same (deterministic) players,
+    one row in plain Python; No Thanks pays its win share at the end only."""
+    venv = make_vec("no_thanks_v0", 10, seed=8, num_players=4)
+    game = venv.game
+    heuristic = make_agent("heuristic", "no_thanks_v0", num_players=4)
+    d = record(venv, heuristic.act_positions, 120, None, 0.2, np.random.default_rng(2), True)
+    kernels = type(game)
+    obs = np.zeros((1, game.obs_size), dtype=np.float32)
+    mask = np.zeros((1, game.num_actions), dtype=np.int8)
+    for row, got in zip(d.rows, d.returns, strict=True):
+        row, seat, total = row.copy(), row[layout.PLAYER], 0.0
+        rewards = np.zeros(game.num_players, dtype=np.float32)
+        while row[layout.STATUS] == layout.RUNNING:
+            kernels.observe_kernel(row, row[layout.PLAYER], obs[0])
+            kernels.legal_kernel(row, mask[0])
+            kernels.step_kernel(row, int(heuristic.act_batch(obs, mask)[0]), rewards)
+            total += rewards[seat]
+        assert got == pytest.approx(total), row
+
+
 def _untrained_policy(env_id: str):
     """A MaskablePPO policy for `env_id`'s default config, as the loop builds it."""
     from sb3_contrib import MaskablePPO
