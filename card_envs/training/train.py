@@ -60,11 +60,32 @@ def training_env(config: TrainConfig, pool):
     return MixedVecEnv(parts) if config.padded else parts[0]
 
 
+def start_model(config: TrainConfig, venv, paths, resume: bool, echo=print):
+    """The run's MaskablePPO model, loaded from its checkpoint (refused if the config
+    changed) or new, warm-started by imitation when the config asks. Returns the model, the
+    checkpoint's state (None when new), the imitation's report and its seconds."""
+    from sb3_contrib import MaskablePPO
+
+    if resume:
+        state = json.loads(paths.checkpoint_state.read_text())
+        check_resumable(config, state["fingerprint"])
+        return MaskablePPO.load(paths.checkpoint, env=venv, device="cpu"), state, None, 0.0
+    model = MaskablePPO(
+        "MlpPolicy", venv, seed=config.seed, device="cpu", verbose=0, **config.ppo.kwargs()
+    )
+    if config.imitation is None:
+        return model, None, None, 0.0
+    from card_envs.training.imitation import imitate_policy
+
+    t_imitation = time.perf_counter()
+    imitation = imitate_policy(model, config, config.imitation, echo=echo)
+    return model, None, imitation, time.perf_counter() - t_imitation
+
+
 def train(
     config: TrainConfig, resume: bool = False, restart: bool = False, echo=print
 ) -> dict[str, Any]:
     """Train, evaluate and save as the module doc says; returns results.json's content."""
-    from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import configure
 
     from card_envs.training.monitor import (
@@ -81,30 +102,16 @@ def train(
 
     pool = OpponentPool(config)
     venv = training_env(config, pool)
-    elapsed = 0.0
-    imitation = None
+    model, state, imitation, elapsed = start_model(config, venv, paths, resume, echo)
     if resume:
-        state = json.loads(paths.checkpoint_state.read_text())
-        check_resumable(config, state["fingerprint"])
-        model = MaskablePPO.load(paths.checkpoint, env=venv, device="cpu")
         pool.load(paths.checkpoint_pool, model.policy)
         done = model.num_timesteps
         keep_rows_until(paths.evaluations, done)
         keep_rows_until(paths.progress, done)
         elapsed = state["minutes"] * 60
         echo(f"resuming {config.name} at {done:,} steps ({state['minutes']:.1f} min)")
-    else:
-        model = MaskablePPO(
-            "MlpPolicy", venv, seed=config.seed, device="cpu", verbose=0, **config.ppo.kwargs()
-        )
-        if config.imitation is not None:
-            from card_envs.training.imitation import imitate_policy
-
-            t_imitation = time.perf_counter()
-            imitation = imitate_policy(model, config, config.imitation, echo=echo)
-            elapsed = time.perf_counter() - t_imitation  # counts towards the time limit
-        if config.uses_self_play:
-            pool.add_snapshot(model.policy)  # the starting policy until the first refresh
+    elif config.uses_self_play:
+        pool.add_snapshot(model.policy)  # the starting policy until the first refresh
     if config.num_players > 1:
         pool.install(venv)
     model.set_logger(configure(str(paths.tensorboard), ["tensorboard"]))
@@ -160,7 +167,6 @@ def train_exit(
 ) -> dict[str, Any]:
     """Expert iteration (training/exit.py) as `train` runs PPO: the same output files, with
     one training.csv row and one evaluation per round."""
-    from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import configure
 
     from card_envs.training.exit import EXIT_EVAL_COLUMNS, fresh_state, run_rounds
@@ -178,25 +184,13 @@ def train_exit(
     t_start = time.perf_counter()
     paths = start_run(config, resume, restart)
     venv = training_env(config, OpponentPool(config))  # the spaces of the MaskablePPO model
-    imitation = None
+    model, state, imitation, elapsed = start_model(config, venv, paths, resume, echo)
     if resume:
-        state = json.loads(paths.checkpoint_state.read_text())
-        check_resumable(config, state["fingerprint"])
-        model = MaskablePPO.load(paths.checkpoint, env=venv, device="cpu")
         keep_rows_until(paths.evaluations, state["positions"])
         keep_rows_until(paths.progress, state["positions"])
         echo(f"resuming {config.name} after round {state['round']} ({state['minutes']:.1f} min)")
     else:
-        model = MaskablePPO(
-            "MlpPolicy", venv, seed=config.seed, device="cpu", verbose=0, **config.ppo.kwargs()
-        )
-        state = fresh_state()
-        if config.imitation is not None:
-            from card_envs.training.imitation import imitate_policy
-
-            t_imitation = time.perf_counter()
-            imitation = imitate_policy(model, config, config.imitation, echo=echo)
-            state["minutes"] = (time.perf_counter() - t_imitation) / 60
+        state = fresh_state() | {"minutes": elapsed / 60}  # imitation counts towards the limit
     model.set_logger(configure(str(paths.tensorboard), ["tensorboard"]))
 
     def evaluate(round_no: int, positions: int, minutes: float) -> None:
