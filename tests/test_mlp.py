@@ -102,21 +102,11 @@ def test_puct_matches_its_formula():
 
 
 def test_a_search_with_a_prior_follows_a_confident_network(tmp_path):
-    """A network that puts nearly all its mass on one action (a large bias on it) makes the
-    search try that action first and visit it most, where the plain search prefers the
-    other; the spec names its network."""
-    from sb3_contrib import MaskablePPO
-
-    from card_envs.wrappers import SingleAgentVecEnv
-
+    """A network that puts nearly all its mass on one action (TAKE, 0) makes the search try
+    it first and visit it most, where the plain search prefers the other now and then; the
+    spec names its network."""
     game, obs, masks, rows = positions("no_thanks_v0", num_players=3)
-    venv = SingleAgentVecEnv("no_thanks_v0", 2, opponents=["random", "random"], seed=0)
-    model = MaskablePPO("MlpPolicy", venv, device="cpu", policy_kwargs={"net_arch": [8]})
-    with torch.no_grad():  # always TAKE (action 0), never NO_THANKS
-        model.policy.action_net.weight.zero_()
-        model.policy.action_net.bias.copy_(torch.tensor([8.0, -8.0]))
-    path = tmp_path / "take.zip"
-    model.save(path)
+    path = fixed(tmp_path, (8.0, -8.0))
     both = masks.all(axis=1)
     guided = make_agent(f"ismcts:100:net={path}", "no_thanks_v0", seed=1, num_players=3)
     assert guided.spec == f"ismcts:100:heuristic:net={path}"
@@ -137,3 +127,41 @@ def test_net_specs_name_their_network_or_are_refused(tmp_path, monkeypatch):
             make_agent(bad, "no_thanks_v0")
     with pytest.raises(ValueError, match="does not exist"):
         make_agent(f"ismcts:net={tmp_path / 'missing.zip'}", "no_thanks_v0")
+
+
+def test_network_rollouts_play_the_networks_moves(tmp_path):
+    """Without the guide, the tree is UCB1's and only the rollouts read the network: two
+    networks (always take, always pass) give other root values from the same seeds, the
+    same network the same ones; the spec refuses network rollouts without a network."""
+    from card_envs.agents.ismcts import ISMCTSAgent
+
+    game, obs, masks, rows = positions("no_thanks_v0", num_players=3)
+    kept = masks.all(axis=1)
+
+    def values(bias, seed=1):
+        agent = ISMCTSAgent(game, 40, "network", seed=seed, net=str(fixed(tmp_path, bias)),
+                            guide=False)  # fmt: skip
+        assert agent.guide is False and agent.spec.startswith("ismcts:40:network")
+        return agent.act_with_policy(obs[kept], masks[kept], rows[kept])[2]
+
+    take, take_again, pass_ = values((8.0, -8.0)), values((8.0, -8.0)), values((-8.0, 8.0))
+    np.testing.assert_array_equal(take, take_again)
+    assert np.mean(take != pass_) > 0.5
+    with pytest.raises(ValueError, match="network rollouts need a network"):
+        make_agent("ismcts:10:network", "no_thanks_v0")
+
+
+def fixed(tmp_path, bias) -> str:
+    """A No Thanks MaskablePPO file whose policy ignores the observation: logits `bias`."""
+    from sb3_contrib import MaskablePPO
+
+    from card_envs.wrappers import SingleAgentVecEnv
+
+    venv = SingleAgentVecEnv("no_thanks_v0", 2, opponents=["random", "random"], seed=0)
+    model = MaskablePPO("MlpPolicy", venv, device="cpu", policy_kwargs={"net_arch": [8]})
+    with torch.no_grad():
+        model.policy.action_net.weight.zero_()
+        model.policy.action_net.bias.copy_(torch.tensor(bias))
+    path = tmp_path / f"fixed{bias[0]:+g}.zip"
+    model.save(path)
+    return path

@@ -5,8 +5,9 @@
 rollouts; `ismcts:N` searches N; `random` rolls out with uniformly random legal actions
 instead (`heuristic` names the default); `depth=D` cuts rollouts after D actions; `net`
 guides the tree by a policy network's move probabilities (PUCT, `core.ismcts.puct_action`):
-the `exit` network shipped for the env, or with `net=PATH` any MaskablePPO file. The parts
-come in any order. The search itself is `card_envs.core.ismcts`, compiled per game with the
+the `exit` network shipped for the env, or with `net=PATH` any MaskablePPO file;
+`network` rolls out with that network's most probable legal actions. The parts come in
+any order, `net=PATH` last. The search itself is `card_envs.core.ismcts`, compiled per game with the
 game's kernels; docs/agents.md describes it and its measured strength.
 
 The agent reads engine rows (`wants_rows`), but only through the game's `resample_hidden`:
@@ -23,13 +24,13 @@ import numpy as np
 from card_envs.agents.base import Agent
 from card_envs.core import layout
 from card_envs.core.engine import Game
-from card_envs.core.ismcts import HEURISTIC, NO_LIMIT, RANDOM, new_prior, new_tree
+from card_envs.core.ismcts import HEURISTIC, NETWORK, NO_LIMIT, RANDOM, new_prior, new_tree
 
 DEFAULT_SIMULATIONS = 1000
-ROLLOUTS = {"random": RANDOM, "heuristic": HEURISTIC}
+ROLLOUTS = {"random": RANDOM, "heuristic": HEURISTIC, "network": NETWORK}
 EXPLORATION = 0.7  # UCB1's constant for win shares in [0, 1] (Cowling et al. use 0.7)
 PUCT_EXPLORATION = 1.0  # PUCT's, with a network's prior (`net`)
-SPEC_FORM = "ismcts[:SIMULATIONS][:random|heuristic][:depth=D][:net[=PATH]]"
+SPEC_FORM = "ismcts[:SIMULATIONS][:random|heuristic|network][:depth=D][:net[=PATH]]"
 
 
 class ISMCTSAgent(Agent):
@@ -46,6 +47,7 @@ class ISMCTSAgent(Agent):
         max_depth: int | None = None,
         exploration: float | None = None,
         net: str | None = None,
+        guide: bool = True,
     ) -> None:
         if type(game).search_kernel is None:
             raise ValueError(f"{game.env_id} has no ISMCTS search kernel")
@@ -53,6 +55,8 @@ class ISMCTSAgent(Agent):
             raise ValueError(f"ismcts: simulations must be a positive int, got {simulations!r}")
         if rollout not in ROLLOUTS:
             raise ValueError(f"ismcts: rollout must be one of {sorted(ROLLOUTS)}, got {rollout!r}")
+        if rollout == "network" and net is None:
+            raise ValueError("ismcts: network rollouts need a network: add net or net=PATH")
         if max_depth is not None and (
             isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 1
         ):
@@ -62,9 +66,10 @@ class ISMCTSAgent(Agent):
         self.rollout = rollout
         self.max_depth = max_depth
         self.net = net
+        self.guide = guide and net is not None  # the network guides the tree (PUCT)
         depth = NO_LIMIT if max_depth is None else int(max_depth)
         if exploration is None:
-            exploration = EXPLORATION if net is None else PUCT_EXPLORATION
+            exploration = PUCT_EXPLORATION if self.guide else EXPLORATION
         self._settings = (simulations, float(exploration), ROLLOUTS[rollout], depth, game.obs_size)
         self._net = None if net is None else _network(game, net)  # core.mlp.actor_net
         self._prior: tuple | None = None  # with a net: its scratch, built at the first move
@@ -101,7 +106,7 @@ class ISMCTSAgent(Agent):
             new_tree(1, game.num_actions),
             settings,
             game.heuristic_args(),
-            None if self._net is None else new_prior(self._net, 1, game.num_actions),
+            None if self._net is None else new_prior(self._net, 1, game.num_actions, self.guide),
         )
         self._loaded = True
 
@@ -123,7 +128,9 @@ class ISMCTSAgent(Agent):
         if self._tree is None:
             self._tree = new_tree(self.simulations, self._game.num_actions)
             if self._net is not None:
-                self._prior = new_prior(self._net, self.simulations, self._game.num_actions)
+                self._prior = new_prior(
+                    self._net, self.simulations, self._game.num_actions, self.guide
+                )
         streams = np.zeros((len(rows), layout.RNG + 4), dtype=np.int64)
         streams[:, layout.RNG :] = self._rng.integers(1, 1 << 32, size=(len(rows), 4))
         return rows, streams, np.empty(len(rows), dtype=np.int64)
@@ -205,8 +212,8 @@ def make_ismcts_agent(spec: str, game: Game, seed: int | None) -> ISMCTSAgent:
         else:
             raise ValueError(
                 f"bad ismcts spec {spec!r}: {part!r} is not a number of simulations, a "
-                f"rollout (random, heuristic), depth=D or net[=PATH], or says it twice; the "
-                f"form is {SPEC_FORM}"
+                f"rollout (random, heuristic, network), depth=D or net[=PATH], or says it "
+                f"twice; the form is {SPEC_FORM}"
             )
     if simulations is None:
         simulations = DEFAULT_SIMULATIONS

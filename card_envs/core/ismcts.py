@@ -12,7 +12,8 @@ Search", IEEE TCIAIG 2012). The searching seat sees the game only through the en
 3. expands one untried legal action into a new node: the heuristic's move when the rollouts
    are the heuristic's and it is untried, else one drawn uniformly;
 4. rolls out to the end of the game, or for `max_depth` actions, with uniformly random legal
-   actions or the game's heuristic kernel (fed by `observe` and `legal`);
+   actions or the game's heuristic kernel (fed by `observe` and `legal`), or a network's
+   most probable legal action (`NETWORK`, with a `prior`: see `search_row`);
 5. backs up each seat's win share from the `outcome` kernel (in [0, 1]): every node adds the
    share of the seat that chose the action leading to it. A rollout cut at `max_depth` is
    scored by `outcome` on the running row, each game's ranking of the position as it stands
@@ -46,7 +47,7 @@ from card_envs.core import layout
 from card_envs.core.mlp import actor_logits
 from card_envs.core.rng import below, next_u32
 
-RANDOM, HEURISTIC = 0, 1  # rollout policies
+RANDOM, HEURISTIC, NETWORK = 0, 1, 2  # rollout policies (NETWORK: the prior's network)
 NO_LIMIT = -1  # max_depth of rollouts played to the end
 TREE, PAIRED = 0, 1  # search shapes a game's `moves_fn` asks for (see `search_row`)
 PAIRED_MARGIN = 0.02  # mean value by which a move must beat the heuristic's in PAIRED
@@ -139,9 +140,10 @@ def ucb_action(tree, node, mask, exploration):
     return best
 
 
-def new_prior(net, simulations: int, num_actions: int) -> tuple:
-    """The search's `prior`: a network (`core.mlp.actor_net`) with its scratch: the padded
-    input, each node's logits and whether they are computed."""
+def new_prior(net, simulations: int, num_actions: int, guide: bool = True) -> tuple:
+    """The search's `prior`: a network (`core.mlp.actor_net`) with its scratch (the padded
+    input, each node's logits and whether they are computed) and whether it guides the
+    tree (PUCT); rollouts use it when the rollout policy is `NETWORK`."""
     index, ones, size, weights, biases = net
     return (
         index,
@@ -151,6 +153,7 @@ def new_prior(net, simulations: int, num_actions: int) -> tuple:
         biases,
         np.zeros((simulations + 1, num_actions), dtype=np.float32),
         np.zeros(simulations + 1, dtype=np.bool_),
+        guide,
     )
 
 
@@ -188,7 +191,7 @@ def puct_action(tree, node, mask, exploration, logits):
 def _prior_logits(det, node, obs, prior, observe_fn):
     """The network's logits at `node` for the seat to act in `det`, computed at the node's
     first selection (from that determinisation) and kept."""
-    index, ones, x, weights, biases, logits, ready = prior
+    index, ones, x, weights, biases, logits, ready, _ = prior
     if not ready[node]:
         observe_fn(det, det[layout.PLAYER], obs[0])
         logits[node, :] = actor_logits(obs[0], index, ones, x, weights, biases)
@@ -252,11 +255,25 @@ def _policy_move(det, obs, masks, picked, observe_fn, policy_fn, policy_args):
 
 
 @njit(inline="always")  # not cached, inlined: see the module docstring
+def _network_move(det, obs, mask, prior, observe_fn):
+    """The prior network's most probable legal action for the seat to act in `det`."""
+    index, ones, x, weights, biases = prior[:5]
+    observe_fn(det, det[layout.PLAYER], obs[0])
+    logits = actor_logits(obs[0], index, ones, x, weights, biases)
+    best, top = -1, -np.inf
+    for a in range(mask.shape[0]):
+        if mask[a] and logits[a] > top:
+            best, top = a, logits[a]
+    return best
+
+
+@njit(inline="always")  # not cached, inlined: see the module docstring
 def _roll_out(
     det,
     stream,
     settings,
     policy_args,
+    prior,
     obs,
     masks,
     picked,
@@ -272,7 +289,9 @@ def _roll_out(
     depth = 0
     while det[layout.STATUS] == layout.RUNNING and depth != max_depth:
         legal_fn(det, mask)
-        if rollout == HEURISTIC:
+        if prior is not None and rollout == NETWORK:
+            a = _network_move(det, obs, mask, prior, observe_fn)
+        elif rollout == HEURISTIC:
             a = _policy_move(det, obs, masks, picked, observe_fn, policy_fn, policy_args)
         else:
             a = _nth_legal(mask, below(stream, _count_legal(mask)))
@@ -287,6 +306,7 @@ def _paired_root(
     tree,
     settings,
     policy_args,
+    prior,
     root_mask,
     heuristic_move,
     buffers,
@@ -332,6 +352,7 @@ def _paired_root(
                 stream,
                 settings,
                 policy_args,
+                prior,
                 obs,
                 masks,
                 picked,
@@ -372,9 +393,10 @@ def search_row(
 ):
     """The chosen action of the seat to act in `row`, drawing every random number from
     `stream` (a PRNG state row, see `core.rng`); `settings` is (simulations, exploration,
-    rollout, max_depth, obs_size). With a `prior` (`new_prior`; None: UCB1 as the module
-    says), each node chooses among all its legal actions by `puct_action` on the network's
-    logits, expanding the chosen one if new (numba compiles the None case without it)."""
+    rollout, max_depth, obs_size). With a `prior` that guides (`new_prior`; None: UCB1 as
+    the module says), each node chooses among all its legal actions by `puct_action` on the
+    network's logits, expanding the chosen one if new; with the rollout policy `NETWORK`,
+    the prior's network plays the rollouts (numba compiles the None case without either)."""
     simulations, exploration, rollout, max_depth, obs_size = settings
     child = tree[0]
     num_actions = child.shape[1]
@@ -408,6 +430,7 @@ def search_row(
             tree,
             settings,
             policy_args,
+            prior,
             root_mask,
             heuristic_move,
             (det, obs, masks, picked, rewards, scores, wins),
@@ -431,7 +454,7 @@ def search_row(
                 mask &= root_mask
             untried = _visit(tree, node, mask)
             a = -1
-            if prior is not None:
+            if prior is not None and prior[7]:
                 logits = _prior_logits(det, node, obs, prior, observe_fn)
                 a = puct_action(tree, node, mask, exploration, logits)
                 untried = 1 if child[node, a] < 0 else 0
@@ -463,6 +486,7 @@ def search_row(
             stream,
             settings,
             policy_args,
+            prior,
             obs,
             masks,
             picked,
