@@ -148,13 +148,13 @@ def test_a_kept_decisions_return_is_what_its_seat_got_when_that_game_ended():
         assert got == pytest.approx(total), row
 
 
-def _untrained_policy(env_id: str):
-    """A MaskablePPO policy for `env_id`'s default config, as the loop builds it."""
+def _untrained_policy(env_id: str, **config):
+    """A MaskablePPO policy for a config of `env_id`, as the loop builds it."""
     from sb3_contrib import MaskablePPO
 
     from card_envs.wrappers import SingleAgentVecEnv
 
-    venv = SingleAgentVecEnv(env_id, 2, opponents="random", seed=0)
+    venv = SingleAgentVecEnv(env_id, 2, opponents="random", seed=0, **config)
     kwargs = {"net_arch": [16]}
     return MaskablePPO("MlpPolicy", venv, seed=0, device="cpu", policy_kwargs=kwargs).policy
 
@@ -242,3 +242,19 @@ def test_every_batched_game_has_an_exit_config_that_validates():
     assert sorted(c.env for c in configs) == sorted(batched_env_ids())
     for c in configs:
         assert c.exit is not None and c.time_limit_minutes <= 60, c.name
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("guide", ["prior", "rollout", "both"])
+def test_a_guided_search_reads_the_current_network_and_gives_the_same_targets_anywhere(
+    guide, tmp_path
+):
+    """The searches read this round's network (their targets differ from the plain
+    search's) and one worker or two give the same targets."""
+    cfg = config(tmp_path, guide=guide, positions=64)
+    policy = _untrained_policy("no_thanks_v0", num_players=3)
+    one, _ = play_and_search(cfg, policy, 1)
+    two, _ = play_and_search(config(tmp_path, guide=guide, positions=64, workers=2), policy, 1)
+    np.testing.assert_array_equal(one.targets, two.targets)
+    plain, _ = play_and_search(config(tmp_path, positions=64), policy, 1)
+    assert not np.array_equal(one.targets, plain.targets)

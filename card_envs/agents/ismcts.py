@@ -46,7 +46,7 @@ class ISMCTSAgent(Agent):
         seed: int | None = None,
         max_depth: int | None = None,
         exploration: float | None = None,
-        net: str | None = None,
+        net: str | tuple | None = None,
         guide: bool = True,
     ) -> None:
         if type(game).search_kernel is None:
@@ -79,7 +79,7 @@ class ISMCTSAgent(Agent):
         self.spec = self.name = (
             f"ismcts:{simulations}:{rollout}"
             + (f":depth={max_depth}" if max_depth else "")
-            + ("" if net is None else ":net" if net == "exit" else f":net={net}")
+            + ("" if net is None else ":net" if net == "exit" else f":net={_net_name(net)}")
         )
 
     def reset(self) -> None:
@@ -180,12 +180,19 @@ class ISMCTSAgent(Agent):
         )
 
 
-def _network(game: Game, net: str):
+def _net_name(net: str | tuple) -> str:
+    return "<arrays>" if isinstance(net, tuple) else net
+
+
+def _network(game: Game, net: str | tuple):
     """The actor of the network `net` names (`exit`: the one shipped for the env; else a
-    MaskablePPO file) as arrays the search evaluates."""
+    MaskablePPO file; a tuple: already `core.mlp.actor_net`'s arrays) as arrays the search
+    evaluates."""
     from card_envs.agents.ppo import load_policy, shipped_model
     from card_envs.core.mlp import actor_net
 
+    if isinstance(net, tuple):
+        return net
     if net == "exit":
         import importlib.resources
 

@@ -140,6 +140,7 @@ class ExitSettings:
     rounds: int = 10
     positions: int = 20_000  # searched decisions per round, split evenly over the settings
     search: str | None = None  # the ismcts spec that searches them (None: the game's 10 ms one)
+    guide: str = "none"  # how the search reads the current network: none, prior, rollout, both
     share: float = 0.1  # chance that a decision of the position games is searched
     heuristic_seats: float = 0.5  # chance that a seat of a position game is the heuristic's
     window: int = 3  # rounds of searched decisions the fit draws from
@@ -258,7 +259,7 @@ TOP_KEYS = {
     "mix": "mapping of option -> list of values: one model for every combination",
     "rllib": "mapping: num_env_runners, num_envs_per_env_runner, train_batch_size, address, "
     "num_learners, num_gpus_per_learner",
-    "exit": "mapping: rounds, positions, search, share, heuristic_seats, window, epochs, "
+    "exit": "mapping: rounds, positions, search, guide, share, heuristic_seats, window, epochs, "
     "batch_size, learning_rate, value_weight, workers (optional: expert iteration)",
 }
 OPPONENT_KEYS = {"pool": "", "snapshot_every": "", "snapshots": "", "sampling": ""}
@@ -330,9 +331,13 @@ def _exit(where: str, raw: Any, game: Game) -> ExitSettings | None:
     def share(key: str) -> float:
         return _check.float(where, key, raw.get(key, getattr(d, key)), 0.0, 1.0)
 
+    guide = raw.get("guide", d.guide)
+    if guide not in EXIT_GUIDES:
+        _check.fail(where, f"guide={guide!r} is not one of {list(EXIT_GUIDES)}")
     out = ExitSettings(
         **{k: _check.int(where, k, raw.get(k, getattr(d, k))) for k in _EXIT_INTS},
         search=search,
+        guide=guide,
         share=share("share"),
         heuristic_seats=share("heuristic_seats"),
         learning_rate=_check.float(
@@ -348,6 +353,7 @@ def _exit(where: str, raw: Any, game: Game) -> ExitSettings | None:
     return out
 
 
+EXIT_GUIDES = ("none", "prior", "rollout", "both")  # training/exit.py's GUIDES
 _EXIT_INTS = ("rounds", "positions", "window", "epochs", "batch_size")
 
 

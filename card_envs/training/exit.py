@@ -10,10 +10,11 @@ section (training/config.py, `ExitSettings`). Every round:
    reward in that game (`training.decisions`).
 2. **Search.** Each kept decision is searched from its row by the `search` spec (default:
    the game's `ismcts_10ms`, about 10 ms a move; `agents.ismcts`: it sees only what the
-   seat sees), in worker processes, one per core. The root's visit shares are the policy target. A
-   search that compares its candidates on the same number of simulations (Rummidrez's
-   `PAIRED` root: every candidate gets the same visits) has no shares to learn: its target
-   is the move it chose.
+   seat sees), in worker processes, one per core. With `guide` the search reads the
+   current network (`GUIDES`): as its PUCT prior, its rollout policy, or both. The
+   root's visit shares are the policy target. A search that compares its candidates on
+   the same number of simulations (Rummidrez's `PAIRED` root: every candidate gets the
+   same visits) has no shares to learn: its target is the move it chose.
 3. **Fit.** The network, a MaskablePPO policy (actor and critic), is fitted by
    cross-entropy to the targets and squared error of its value head to the returns, over
    the searched decisions of the last `window` rounds (`imitation.fit`).
@@ -40,6 +41,7 @@ import numpy as np
 from card_envs.agents.heuristic import HeuristicAgent
 from card_envs.agents.ismcts import ISMCTSAgent, make_ismcts_agent
 from card_envs.agents.ppo import PolicyAgent, frozen_copy
+from card_envs.core.mlp import actor_net
 from card_envs.core.padding import Padding
 from card_envs.evaluation.pool import check_workers, init_worker, mp_context
 from card_envs.registry import make_game, make_vec
@@ -94,35 +96,67 @@ def search_targets(shares: np.ndarray, moves: np.ndarray) -> np.ndarray:
     return out
 
 
-_SEARCHERS: dict[tuple, ISMCTSAgent] = {}
+GUIDES = {  # exit.guide: how the search uses the current network (rollout, guides the tree)
+    "none": (None, False),
+    "prior": (None, True),
+    "rollout": ("network", False),
+    "both": ("network", True),
+}
+_SEARCHERS: dict[str, ISMCTSAgent] = {}  # per setting, in each process
+_NETS: dict[str, tuple] = {}  # per setting: the network's arrays (core.mlp), when it guides
+
+
+def _key(setting: dict) -> str:
+    return repr(sorted(setting.items()))
 
 
 def _search_job(job: tuple) -> tuple[np.ndarray, np.ndarray]:
     """(moves, visit shares) of one chunk of rows, searched from the job's seed."""
-    env_id, setting, spec, seed, rows, masks = job
-    agent = _searcher(env_id, setting, spec)
+    env_id, setting, spec, guide, seed, rows, masks = job
+    agent = _searcher(env_id, setting, spec, guide)
     agent.reseed(seed)
     moves, shares, _ = agent.act_with_policy(None, masks, rows)
     return moves, shares
 
 
-def _searcher(env_id: str, setting: dict, spec: str) -> ISMCTSAgent:
-    """The search agent of a setting, made once per process."""
-    key = (env_id, repr(sorted(setting.items())), spec)
+def _searcher(env_id: str, setting: dict, spec: str, guide: str) -> ISMCTSAgent:
+    """The search agent of a setting, made once per round and process."""
+    key = _key(setting)
     if key not in _SEARCHERS:
-        _SEARCHERS[key] = make_ismcts_agent(spec, make_game(env_id, **setting), None)
+        game = make_game(env_id, **setting)
+        agent = make_ismcts_agent(spec, game, None)
+        rollout, tree = GUIDES[guide]
+        if key in _NETS:
+            agent = ISMCTSAgent(game, agent.simulations, rollout or agent.rollout,
+                                max_depth=agent.max_depth, net=_NETS[key], guide=tree)  # fmt: skip
+        _SEARCHERS[key] = agent
     return _SEARCHERS[key]
 
 
-def search(jobs: list[tuple], workers: int) -> list[tuple[np.ndarray, np.ndarray]]:
+def _start_searches(nets: dict[str, tuple]) -> None:
+    """A round's searchers start anew, with this round's networks."""
+    _SEARCHERS.clear()
+    _NETS.clear()
+    _NETS.update(nets)
+
+
+def search(
+    jobs: list[tuple], workers: int, nets: dict[str, tuple]
+) -> list[tuple[np.ndarray, np.ndarray]]:
     """`_search_job` of every job, in `workers` processes (forked after this process has
-    loaded the search kernels, so no worker compiles)."""
-    for env_id, setting, spec, *_ in jobs:
-        _searcher(env_id, setting, spec).reset()
+    loaded the search kernels, so no worker compiles); `nets`: the network per setting."""
+    _start_searches(nets)
+    for env_id, setting, spec, guide, *_ in jobs:
+        _searcher(env_id, setting, spec, guide).reset()
     if workers == 1:
         return [_search_job(job) for job in jobs]
-    with mp_context().Pool(workers, initializer=init_worker) as pool:
+    with mp_context().Pool(workers, initializer=_start_worker, initargs=(nets,)) as pool:
         return pool.map(_search_job, jobs, chunksize=1)
+
+
+def _start_worker(nets: dict[str, tuple]) -> None:
+    init_worker()
+    _start_searches(nets)
 
 
 class PositionPlayers:
@@ -162,7 +196,7 @@ def play_and_search(
     settings = config.settings
     share = -(-ex.positions // len(settings))
     t0 = time.perf_counter()
-    found, jobs, games = [], [], 0
+    found, jobs, games, nets = [], [], 0, {}
     frozen = frozen_copy(policy)
     for part, setting in enumerate(settings):
         seed = config.seed + ROUND_SEED * round_no + 7_919 * part
@@ -174,14 +208,16 @@ def play_and_search(
                    on_game_end=players.new_games)  # fmt: skip
         found.append(d)
         games += players.games
+        if ex.guide != "none":
+            nets[_key(setting)] = actor_net(frozen, padding, venv.game.obs_size)
         for start in range(0, share, CHUNK):
             part_rows = slice(start, start + CHUNK)
             jobs.append((
-                config.env, setting, ex.search, seed + 31 * start,
+                config.env, setting, ex.search, ex.guide, seed + 31 * start,
                 d.rows[part_rows], d.masks[part_rows].astype(np.int8),
             ))  # fmt: skip
     t1 = time.perf_counter()
-    results = search(jobs, check_workers(ex.workers))
+    results = search(jobs, check_workers(ex.workers), nets)
     moves = np.concatenate([m for m, _ in results])
     shares = np.concatenate([s for _, s in results])
     t2 = time.perf_counter()
