@@ -188,9 +188,7 @@ class PositionPlayers:
         return actions
 
 
-def play_and_search(
-    config: TrainConfig, policy, round_no: int, echo=print
-) -> tuple[Searched, dict]:
+def play_and_search(config: TrainConfig, policy, round_no: int) -> tuple[Searched, dict]:
     """Step 1 and 2 of a round: the searched decisions and the seconds each step took."""
     ex: ExitSettings = config.exit
     settings = config.settings
@@ -278,7 +276,7 @@ def run_rounds(model, config: TrainConfig, paths, state: dict, evaluate, echo=pr
         if limit is not None and minutes() >= limit:
             return True
         r = state["round"] + 1
-        searched, times = play_and_search(config, model.policy, r, echo)
+        searched, times = play_and_search(config, model.policy, r)
         window = (window + [searched])[-ex.window :]
         fitted = fit_round(model, config, window, r)
         state["positions"] += len(searched.targets)
