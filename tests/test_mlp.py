@@ -101,6 +101,7 @@ def test_puct_matches_its_formula():
     assert picked == {0, 1, 2, 3}  # the cases tell the terms apart
 
 
+@pytest.mark.slow  # compiles the search with a network: a minute cold
 def test_a_search_with_a_prior_follows_a_confident_network(tmp_path):
     """A network that puts nearly all its mass on one action (TAKE, 0) makes the search try
     it first and visit it most, where the plain search prefers the other now and then; the
@@ -129,6 +130,7 @@ def test_net_specs_name_their_network_or_are_refused(tmp_path, monkeypatch):
         make_agent(f"ismcts:net={tmp_path / 'missing.zip'}", "no_thanks_v0")
 
 
+@pytest.mark.slow  # compiles the search with a network: a minute cold
 def test_network_rollouts_play_the_networks_moves(tmp_path):
     """Without the guide, the tree is UCB1's and only the rollouts read the network: two
     networks (always take, always pass) give other root values from the same seeds, the
