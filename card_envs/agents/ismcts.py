@@ -188,18 +188,12 @@ def _network(game: Game, net: str | tuple):
     """The actor of the network `net` names (`exit`: the one shipped for the env; else a
     MaskablePPO file; a tuple: already `core.mlp.actor_net`'s arrays) as arrays the search
     evaluates."""
-    from card_envs.agents.ppo import load_policy, shipped_model
+    from card_envs.agents.ppo import load_policy, shipped_policy
     from card_envs.core.mlp import actor_net
 
     if isinstance(net, tuple):
         return net
-    if net == "exit":
-        import importlib.resources
-
-        with importlib.resources.as_file(shipped_model(game.env_id, "exit")) as path:
-            policy, padding = load_policy(path, game)
-    else:
-        policy, padding = load_policy(net, game)
+    policy, padding = shipped_policy(game, "exit") if net == "exit" else load_policy(net, game)
     return actor_net(policy, padding, game.obs_size)
 
 

@@ -49,9 +49,6 @@ def _models_dir():
     return importlib.resources.files("card_envs").joinpath("models")
 
 
-KINDS = ("ppo", "exit")  # the specs of shipped MaskablePPO files: PPO, expert iteration
-
-
 def model_file(env_id: str, kind: str = "ppo") -> str:
     """The name of the model shipped for `env_id`: `<env_id>.zip` for `ppo`, and
     `<env_id>.exit.zip` for `exit` (a network trained by expert iteration)."""
@@ -393,6 +390,17 @@ class PolicyAgent(Agent):
         return np.minimum(picks, last_legal)
 
 
+def shipped_policy(game, kind: str = "ppo"):
+    """`load_policy` of the model shipped for `game`'s env (`ppo` or `exit`); a config it
+    cannot play is refused naming the configs it was trained with."""
+    resource = shipped_model(game.env_id, kind)
+    try:
+        with importlib.resources.as_file(resource) as path:  # works from a zip
+            return load_policy(path, game)
+    except ModelError as err:
+        raise ModelError(f"{err}. {shipped_config_note(game.env_id, kind)}") from None
+
+
 class PPOAgent(PolicyAgent):
     """A MaskablePPO model file (`ppo:path`, `exit:path`) or the model shipped for the env
     (`ppo`, `exit`: `kind` says which)."""
@@ -409,13 +417,8 @@ class PPOAgent(PolicyAgent):
         shipped = path is None
         game = make_game(env_id, **config)
         if shipped:
-            resource = shipped_model(env_id, kind)
-            try:
-                with importlib.resources.as_file(resource) as real_path:  # works from a zip
-                    policy, padding = load_policy(real_path, game)
-            except ModelError as err:
-                raise ModelError(f"{err}. {shipped_config_note(env_id, kind)}") from None
-            self.path = Path(str(resource))
+            policy, padding = shipped_policy(game, kind)
+            self.path = Path(str(_models_dir().joinpath(model_file(env_id, kind))))
         else:
             self.path = Path(path)
             policy, padding = load_policy(self.path, game)

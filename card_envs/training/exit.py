@@ -301,7 +301,7 @@ def run_rounds(model, config: TrainConfig, paths, state: dict, evaluate, echo=pr
         )
         searched.save(positions_dir / f"{r}.npz")
         state["round"] = r
-        state["window"] = state["window"][-(ex.window - 1) :] + [r] if ex.window > 1 else [r]
+        state["window"] = (state["window"] + [r])[-ex.window :]
         for stale in positions_dir.glob("*.npz"):
             if int(stale.stem) not in state["window"]:
                 stale.unlink()

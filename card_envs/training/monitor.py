@@ -166,14 +166,30 @@ def _compare_alone(
     return rows
 
 
-def report_evaluation(rows: list[dict], logger, echo, when: str, seconds: float) -> None:
-    """An evaluation's win rates into the SB3 `logger` (TensorBoard) and one echoed line."""
+def periodic_evaluation(
+    config: TrainConfig,
+    policy,
+    paths: Paths,
+    columns: list[str],
+    logger,
+    echo,
+    when: str,
+    **fields,
+) -> list[dict]:
+    """A periodic evaluation (`config.eval_games`, the same deals every time) logged in
+    evaluations.csv with `fields` (when it was), the SB3 `logger` (TensorBoard) and one
+    echoed line."""
+    t = time.perf_counter()
+    seed = PERIODIC_SEED_OFFSET + config.seed
+    rows = evaluate_policy(config, policy, config.eval_games, seed, config.eval_workers)
     for row in rows:
+        row.update(fields, kind="periodic")
         run = row["opponent"] == RUN_OPPONENT
         logger.record(
             "eval/games_won_per_run" if run else f"eval/win_rate_vs_{row['opponent']}",
             row["win_rate"],
         )
+    append_rows(paths.evaluations, columns, rows)
     echo(
         f"[{when}] "
         + "; ".join(
@@ -181,8 +197,9 @@ def report_evaluation(rows: list[dict], logger, echo, when: str, seconds: float)
             + f": {r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
             for r in rows
         )
-        + f" ({seconds:.1f} s)"
+        + f" ({time.perf_counter() - t:.1f} s)"
     )
+    return rows
 
 
 class Monitor(BaseCallback):
@@ -229,7 +246,7 @@ class Monitor(BaseCallback):
         self._start_seconds = self.training_env.seconds
         self._prev_split: dict[str, float] = {}
         if self.num_timesteps == 0:  # the untrained policy: where the curve starts
-            self.run_evaluation(self.cfg.eval_games, PERIODIC_SEED_OFFSET + self.cfg.seed)
+            self.run_evaluation()
 
     def _on_rollout_start(self) -> None:
         now = time.perf_counter()
@@ -260,7 +277,7 @@ class Monitor(BaseCallback):
         elif self.cfg.sampling == "pfsp":  # the shares follow the latest results
             self.pool.install(self.training_env)
         if self._due(self.cfg.eval_every, start):
-            self.run_evaluation(self.cfg.eval_games, PERIODIC_SEED_OFFSET + self.cfg.seed)
+            self.run_evaluation()
         if self._due(self.cfg.checkpoint_every, start):
             t_save = time.perf_counter()
             self.save_checkpoint()
@@ -274,16 +291,13 @@ class Monitor(BaseCallback):
             self._t_update = 0.0
 
     # --- actions ------------------------------------------------------------------------
-    def run_evaluation(self, games: int, seed: int) -> list[dict]:
+    def run_evaluation(self) -> list[dict]:
         t = time.perf_counter()
-        rows = evaluate_policy(self.cfg, self.model.policy, games, seed, self.cfg.eval_workers)
-        for row in rows:
-            row.update(
-                timesteps=self.num_timesteps, minutes=round(self.minutes(), 3), kind="periodic"
-            )
-        append_rows(self.paths.evaluations, EVAL_COLUMNS, rows)
-        when = f"{self.minutes():5.1f} min, {self.num_timesteps:,} steps"
-        report_evaluation(rows, self.logger, self.echo, when, time.perf_counter() - t)
+        rows = periodic_evaluation(
+            self.cfg, self.model.policy, self.paths, EVAL_COLUMNS, self.logger, self.echo,
+            f"{self.minutes():5.1f} min, {self.num_timesteps:,} steps",
+            timesteps=self.num_timesteps, minutes=round(self.minutes(), 3),
+        )  # fmt: skip
         self.eval_seconds += time.perf_counter() - t
         return rows
 

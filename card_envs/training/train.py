@@ -170,13 +170,7 @@ def train_exit(
     from stable_baselines3.common.logger import configure
 
     from card_envs.training.exit import EXIT_EVAL_COLUMNS, fresh_state, run_rounds
-    from card_envs.training.monitor import (
-        PERIODIC_SEED_OFFSET,
-        append_rows,
-        evaluate_policy,
-        keep_rows_until,
-        report_evaluation,
-    )
+    from card_envs.training.monitor import keep_rows_until, periodic_evaluation
     from card_envs.training.opponents import OpponentPool
     from card_envs.training.video import require_moviepy
 
@@ -194,17 +188,10 @@ def train_exit(
     model.set_logger(configure(str(paths.tensorboard), ["tensorboard"]))
 
     def evaluate(round_no: int, positions: int, minutes: float) -> None:
-        t = time.perf_counter()
-        rows = evaluate_policy(
-            config, model.policy, config.eval_games, config.seed + PERIODIC_SEED_OFFSET,
-            config.eval_workers,
+        periodic_evaluation(
+            config, model.policy, paths, EXIT_EVAL_COLUMNS, model.logger, echo,
+            f"round {round_no}", timesteps=positions, minutes=round(minutes, 3), round=round_no,
         )  # fmt: skip
-        for row in rows:
-            row.update(
-                timesteps=positions, minutes=round(minutes, 3), kind="periodic", round=round_no
-            )
-        append_rows(paths.evaluations, EXIT_EVAL_COLUMNS, rows)
-        report_evaluation(rows, model.logger, echo, f"round {round_no}", time.perf_counter() - t)
 
     if not resume:
         evaluate(0, 0, state["minutes"])  # the starting network: where the curve starts
