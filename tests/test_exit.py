@@ -25,8 +25,11 @@ RUN = {
     "num_envs": 16,
     "ppo": {"net_arch": [32, 32]},
     "evaluation": {"games": 12, "final_games": 12, "against": ["heuristic"]},
-    "exit": {"rounds": 2, "positions": 96, "search": "ismcts:40", "workers": 1, "epochs": 2},
-}
+    "exit": {
+        "rounds": 2, "positions": 96, "search": "ismcts:40", "workers": 1, "epochs": 2,
+        "guide": "none",  # the plain search compiles fast; the guided ones are slow tests
+    },
+}  # fmt: skip
 
 
 def config(tmp_path: Path, **exit_keys):
@@ -38,6 +41,7 @@ def test_an_exit_section_needs_no_timesteps_and_searches_at_the_games_10ms_spec(
     raw = {**RUN, "exit": {"rounds": 3}}
     cfg = parse_config(raw)
     assert cfg.exit.search == make_game("no_thanks_v0").ismcts_10ms
+    assert cfg.exit.guide == "prior"  # the network as the search's prior (docs/exit.md)
     sz = parse_config({**raw, "env": "super_zwierzaki_v0", "config": {}})
     assert sz.exit.search == "ismcts:1000:depth=40"
     with pytest.raises(TrainConfigError, match="total_timesteps"):  # PPO still needs it
@@ -148,15 +152,45 @@ def test_a_kept_decisions_return_is_what_its_seat_got_when_that_game_ended():
         assert got == pytest.approx(total), row
 
 
-def _untrained_policy(env_id: str, **config):
-    """A MaskablePPO policy for a config of `env_id`, as the loop builds it."""
+def _untrained_model(env_id: str, net_arch=(16,), seed: int = 0, **config):
+    """A MaskablePPO model for a config of `env_id`, as the loop builds it."""
     from sb3_contrib import MaskablePPO
 
     from card_envs.wrappers import SingleAgentVecEnv
 
     venv = SingleAgentVecEnv(env_id, 2, opponents="random", seed=0, **config)
-    kwargs = {"net_arch": [16]}
-    return MaskablePPO("MlpPolicy", venv, seed=0, device="cpu", policy_kwargs=kwargs).policy
+    kwargs = {"net_arch": list(net_arch)}
+    return MaskablePPO("MlpPolicy", venv, seed=seed, device="cpu", policy_kwargs=kwargs)
+
+
+def _untrained_policy(env_id: str, **config):
+    return _untrained_model(env_id, **config).policy
+
+
+def test_a_run_starts_from_a_model_file_with_its_layers_and_refuses_others(tmp_path):
+    """`exit.start` copies a file's weights into the run's new network; a file with other
+    layers is refused naming the run's; a start that is no file or shipped model, or
+    given beside an imitation, is refused by the config."""
+    import torch
+
+    from card_envs.training.exit import load_start
+
+    source = _untrained_model("no_thanks_v0", (32, 32), seed=1, num_players=3)
+    source.save(tmp_path / "start.zip")
+    run = _untrained_model("no_thanks_v0", (32, 32), seed=0, num_players=3)
+    cfg = config(tmp_path, start=str(tmp_path / "start.zip"))
+    assert load_start(run, cfg) == str(tmp_path / "start.zip")
+    ours, theirs = run.policy.state_dict(), source.policy.state_dict()
+    assert ours.keys() == theirs.keys() and all(torch.equal(ours[k], theirs[k]) for k in ours)
+
+    _untrained_model("no_thanks_v0", (16,), num_players=3).save(tmp_path / "small.zip")
+    with pytest.raises(ValueError, match=r"other layers than ppo.net_arch=\[32, 32\]"):
+        load_start(run, config(tmp_path, start=str(tmp_path / "small.zip")))
+    with pytest.raises(TrainConfigError, match="start='nowhere.zip' is neither ppo, exit nor"):
+        config(tmp_path, start="nowhere.zip")
+    with pytest.raises(TrainConfigError, match="exit.start and imitation are both"):
+        parse_config({**RUN, "exit": {**RUN["exit"], "start": "ppo"},
+                      "imitation": {"teacher": "heuristic"}})  # fmt: skip
 
 
 @pytest.mark.slow

@@ -72,26 +72,29 @@ def test_an_actor_with_another_activation_is_refused():
 
 def test_puct_matches_its_formula():
     """A node with four actions, two expanded: each legal action's score is its mean value
-    (0 unexpanded) plus c * P * sqrt(availability, or the node's visits) / (1 + visits),
-    P the softmax of the logits over the legal actions only."""
+    plus c * P * sqrt(availability) / (1 + visits), P the softmax of the logits over the
+    legal actions only; an unexpanded one counts its expanded legal siblings' mean value
+    (0 when none is) and the node's visits."""
     tree = ismcts.new_tree(8, 4)
     child, visits, avail, value, _ = tree
     child[0, :2] = (1, 2)
-    visits[0], visits[1:3] = 30.0, (20.0, 9.0)
+    visits[0], visits[1:3] = 30.0, (20.0, 20.0)
     avail[1:3] = (29.0, 25.0)
-    value[1:3] = (9.0, 5.0)
+    value[1:3] = (1.0, 3.0)
     logits = np.array([0.3, -0.4, 1.2, 0.1], dtype=np.float32)
     picked = set()
-    for legal in ([0, 1, 2, 3], [0, 1], [1, 3], [0, 2]):
+    for legal in ([0, 1, 2, 3], [0, 1], [1, 3], [0, 2], [1, 2]):
         mask = np.zeros(4, dtype=np.int8)
         mask[legal] = 1
         z = sum(math.exp(logits[a]) for a in legal)
-        for c in (0.1, 1.0, 5.0):
+        seen = [child[0, a] for a in legal if child[0, a] >= 0]
+        first = sum(value[k] for k in seen) / sum(visits[k] for k in seen) if seen else 0.0
+        for c in (0.01, 0.1, 1.0, 5.0):
             score = {}
             for a in legal:
                 p = math.exp(logits[a]) / z
                 if child[0, a] < 0:
-                    score[a] = c * p * math.sqrt(visits[0])
+                    score[a] = first + c * p * math.sqrt(visits[0])
                 else:
                     k = child[0, a]
                     score[a] = value[k] / visits[k] + c * p * math.sqrt(avail[k]) / (1 + visits[k])

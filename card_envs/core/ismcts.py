@@ -160,14 +160,21 @@ def new_prior(net, simulations: int, num_actions: int, guide: bool = True) -> tu
 @njit(cache=True)
 def puct_action(tree, node, mask, exploration, logits):
     """The legal child of `node` with the highest PUCT score (AlphaZero's, with ISMCTS's
-    availability): its mean value, 0 when not expanded, plus `exploration * P(a) *
-    sqrt(availability) / (1 + visits)`, P the network's softmax over the legal actions
-    and an unexpanded child's availability the node's visits."""
+    availability): its mean value plus `exploration * P(a) * sqrt(availability) / (1 +
+    visits)`, P the network's softmax over the legal actions. An unexpanded child counts
+    the mean value of its expanded legal siblings (0 when there are none) and the node's
+    visits as its availability: a neutral first value, where 0 (the worst outcome) would
+    keep the search on the prior's first choice."""
     child, visits, avail, value, _ = tree
     top = -np.inf
+    seen_value, seen_visits = 0.0, 0.0
     for a in range(mask.shape[0]):
-        if mask[a] and logits[a] > top:
-            top = logits[a]
+        if mask[a]:
+            top = max(top, logits[a])
+            if child[node, a] >= 0:
+                seen_value += value[child[node, a]]
+                seen_visits += visits[child[node, a]]
+    first = seen_value / seen_visits if seen_visits > 0 else 0.0
     total = 0.0
     for a in range(mask.shape[0]):
         if mask[a]:
@@ -178,7 +185,7 @@ def puct_action(tree, node, mask, exploration, logits):
             p = math.exp(logits[a] - top) / total
             c = child[node, a]
             if c < 0:
-                score = exploration * p * math.sqrt(max(visits[node], 1.0))
+                score = first + exploration * p * math.sqrt(max(visits[node], 1.0))
             else:
                 n = visits[c]
                 score = value[c] / n + exploration * p * math.sqrt(avail[c]) / (1.0 + n)

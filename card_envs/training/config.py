@@ -140,7 +140,7 @@ class ExitSettings:
     rounds: int = 10
     positions: int = 20_000  # searched decisions per round, split evenly over the settings
     search: str | None = None  # the ismcts spec that searches them (None: the game's 10 ms one)
-    guide: str = "none"  # how the search reads the current network: none, prior, rollout, both
+    guide: str = "prior"  # how the search reads the current network: none, prior, rollout, both
     share: float = 0.1  # chance that a decision of the position games is searched
     heuristic_seats: float = 0.5  # chance that a seat of a position game is the heuristic's
     window: int = 3  # rounds of searched decisions the fit draws from
@@ -149,6 +149,7 @@ class ExitSettings:
     learning_rate: float = 1e-3
     value_weight: float = 0.5  # the critic's squared error in the loss, against cross-entropy
     workers: int | None = None  # search processes (null: one per core)
+    start: str | None = None  # the first network: ppo or exit (the shipped one) or a path
 
 
 @dataclass(frozen=True)
@@ -260,7 +261,7 @@ TOP_KEYS = {
     "rllib": "mapping: num_env_runners, num_envs_per_env_runner, train_batch_size, address, "
     "num_learners, num_gpus_per_learner",
     "exit": "mapping: rounds, positions, search, guide, share, heuristic_seats, window, epochs, "
-    "batch_size, learning_rate, value_weight, workers (optional: expert iteration)",
+    "batch_size, learning_rate, value_weight, workers, start (optional: expert iteration)",
 }
 OPPONENT_KEYS = {"pool": "", "snapshot_every": "", "snapshots": "", "sampling": ""}
 SAMPLINGS = ("uniform", "pfsp")
@@ -345,12 +346,28 @@ def _exit(where: str, raw: Any, game: Game) -> ExitSettings | None:
         ),
         value_weight=_check.float(where, "value_weight", raw.get("value_weight", d.value_weight)),
         workers=None if workers is None else _check.int(where, "workers", workers),
+        start=_exit_start(where, raw.get("start"), game.env_id),
     )
     if out.share == 0.0:
         _check.fail(where, "share=0 searches no decision: give a chance in (0, 1]")
     if out.learning_rate <= 0:
         _check.fail(where, f"learning_rate={out.learning_rate} must be > 0")
     return out
+
+
+def _exit_start(where: str, start: Any, env_id: str) -> str | None:
+    """`exit.start`: `ppo` or `exit` (the network shipped for the env) or a model file."""
+    from card_envs.agents.ppo import has_shipped_model
+
+    if start is None:
+        return None
+    start = _check.str(where, "start", start)
+    if start in ("ppo", "exit"):
+        if not has_shipped_model(env_id, start):
+            _check.fail(where, f"start={start!r}: no {start} model is shipped for {env_id}")
+    elif not Path(start).expanduser().is_file():
+        _check.fail(where, f"start={start!r} is neither ppo, exit nor a model file")
+    return start
 
 
 EXIT_GUIDES = ("none", "prior", "rollout", "both")  # training/exit.py's GUIDES
@@ -545,6 +562,8 @@ def parse_config(raw: Any, source: str = "config", default_name: str = "training
         sampling=sampling,
         exit=_exit(f"{source}: exit", raw.get("exit"), game),
     )
+    if out.exit is not None and out.exit.start is not None and out.imitation is not None:
+        _check.fail(source, "exit.start and imitation are both a first network: give one")
     if out.imitation is not None and out.imitation.dataset is not None:
         try:  # a dataset of another game or config is refused before anything runs
             open_matching_dataset(out)

@@ -313,5 +313,36 @@ def run_rounds(model, config: TrainConfig, paths, state: dict, evaluate, echo=pr
     return False
 
 
+def load_start(model, config: TrainConfig) -> str:
+    """Copy the weights of `exit.start` (the shipped `ppo` or `exit` network, or a model
+    file) into the run's new network, so the first round searches with a network that
+    already plays. The file must have the run's layers and spaces. Returns its name."""
+    import importlib.resources
+
+    from card_envs.agents import ppo
+
+    start = config.exit.start
+    where = f"exit.start={start!r}"
+    game = make_game(config.env, **config.config)
+    if start in ("ppo", "exit"):
+        with importlib.resources.as_file(ppo.shipped_model(config.env, start)) as path:
+            policy, _ = ppo.load_policy(path, game)
+    else:
+        policy, _ = ppo.load_policy(start, game)
+    ours = model.policy
+    if policy.observation_space.shape != ours.observation_space.shape:
+        raise ValueError(
+            f"{where} reads observations of shape {policy.observation_space.shape}, the run's "
+            f"network {ours.observation_space.shape} (its mix and config decide the padding)"
+        )
+    try:
+        ours.load_state_dict(policy.state_dict())
+    except RuntimeError as err:
+        raise ValueError(
+            f"{where} has other layers than ppo.net_arch={list(config.ppo.net_arch)}: {err}"
+        ) from None
+    return start
+
+
 def fresh_state() -> dict[str, Any]:
     return {"round": 0, "positions": 0, "minutes": 0.0, "window": []}

@@ -46,6 +46,7 @@ def ship(run: Path, models: Path = MODELS) -> Path:
     note["run_baselines"] = results.get("run_baselines", {})
     if results.get("agent") == "exit":  # its training curve: the win rate after each round
         note["rounds"] = results["rounds"]
+        note["start"] = results.get("start")  # the network the first round searched with
         note["curve"] = heuristic_curve(run / "evaluations.csv")
     target.with_suffix(".json").write_text(json.dumps(note, indent=2) + "\n")
     return target

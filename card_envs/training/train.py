@@ -169,7 +169,7 @@ def train_exit(
     one training.csv row and one evaluation per round."""
     from stable_baselines3.common.logger import configure
 
-    from card_envs.training.exit import EXIT_EVAL_COLUMNS, fresh_state, run_rounds
+    from card_envs.training.exit import EXIT_EVAL_COLUMNS, fresh_state, load_start, run_rounds
     from card_envs.training.monitor import keep_rows_until, periodic_evaluation
     from card_envs.training.opponents import OpponentPool
     from card_envs.training.video import require_moviepy
@@ -185,6 +185,8 @@ def train_exit(
         echo(f"resuming {config.name} after round {state['round']} ({state['minutes']:.1f} min)")
     else:
         state = fresh_state() | {"minutes": elapsed / 60}  # imitation counts towards the limit
+        if config.exit.start is not None:
+            echo(f"starting from the network {load_start(model, config)}")
     model.set_logger(configure(str(paths.tensorboard), ["tensorboard"]))
 
     def evaluate(round_no: int, positions: int, minutes: float) -> None:
@@ -215,6 +217,7 @@ def train_exit(
         "training_minutes": round(state["minutes"], 2),
         "stopped_by_time_limit": stopped,
         "imitation": imitation,
+        "start": config.exit.start,
     }
     when = {"timesteps": state["positions"], "minutes": round(state["minutes"], 3),
             "round": state["round"]}  # fmt: skip
