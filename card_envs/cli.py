@@ -318,8 +318,10 @@ def main(argv: list[str] | None = None) -> None:
 
     tr = sub.add_parser(
         "train",
-        help="train a MaskablePPO baseline from a YAML config (needs the train extra)",
-        description="Train a MaskablePPO baseline; see docs/training.md.",
+        help="train a MaskablePPO baseline, or by expert iteration with an exit: section, "
+        "from a YAML config (needs the train extra)",
+        description="Train a MaskablePPO baseline (docs/training.md), or a network by expert "
+        "iteration when the config has an exit: section (docs/exit.md).",
     )
     from card_envs.training.train import build_parser
 
