@@ -91,14 +91,20 @@ def summary(note: dict) -> str:
     )
 
 
+def ppo_notes() -> list[Path]:
+    """The notes of the shipped `ppo` models, `<env_id>.json`; the `exit` networks'
+    (`<env_id>.exit.json`) have their own page (benchmarks/exit.py)."""
+    return [p for p in sorted(MODELS.glob("*.json")) if "." not in p.stem]
+
+
 def report() -> None:
-    notes = [json.loads(p.read_text()) for p in sorted(MODELS.glob("*.json"))]
+    notes = [json.loads(p.read_text()) for p in ppo_notes()]
     print("| model | mixed | learner steps | training (command) | vs random | vs heuristic |")
     print("| --- | --- | ---: | ---: | --- | --- |")
     for note in notes:
         print(summary(note))
     print()
-    for path in sorted(MODELS.glob("*.json")):
+    for path in ppo_notes():
         note = json.loads(path.read_text())
         mix = note.get("mix") or {}
         print(f"## {note['env']}\n")

@@ -37,9 +37,9 @@ def test_baselines_page_has_every_shipped_model(tmp_path):
     body = "\n".join(
         _check_head(page.read_text(), "Trained baselines", f"{baselines.PROG} --out {page}")
     )
-    for note in baselines.MODELS.glob("*.json"):
-        env = json.loads(note.read_text())["env"]
-        assert f"\n## {env}\n" in body and f"\n| {env} |" in body
+    envs = {json.loads(n.read_text())["env"] for n in baselines.MODELS.glob("*.json")}
+    for env in envs:  # every ppo model once; the exit networks have their own page
+        assert body.count(f"\n## {env}\n") == 1 and body.count(f"\n| {env} |") == 1, env
 
 
 def test_throughput_page_has_the_run_table(tmp_path):
