@@ -317,18 +317,13 @@ def load_start(model, config: TrainConfig) -> str:
     """Copy the weights of `exit.start` (the shipped `ppo` or `exit` network, or a model
     file) into the run's new network, so the first round searches with a network that
     already plays. The file must have the run's layers and spaces. Returns its name."""
-    import importlib.resources
-
-    from card_envs.agents import ppo
+    from card_envs.agents.ppo import load_policy, shipped_policy
 
     start = config.exit.start
     where = f"exit.start={start!r}"
     game = make_game(config.env, **config.config)
-    if start in ("ppo", "exit"):
-        with importlib.resources.as_file(ppo.shipped_model(config.env, start)) as path:
-            policy, _ = ppo.load_policy(path, game)
-    else:
-        policy, _ = ppo.load_policy(start, game)
+    shipped = start in ("ppo", "exit")
+    policy, _ = shipped_policy(game, start) if shipped else load_policy(start, game)
     ours = model.policy
     if policy.observation_space.shape != ours.observation_space.shape:
         raise ValueError(
