@@ -59,6 +59,8 @@ def test_an_exit_section_needs_no_timesteps_and_searches_at_the_games_10ms_spec(
         ({"workers": 0}, "workers=0"),
         ({"rounds": 0}, "rounds=0"),
         ({"simulations": 100}, "simulations"),
+        ({"guide": "policy"}, r"guide='policy' is not one of \['none', 'prior'"),
+        ({"targets": "shares"}, r"targets='shares' is not one of \['visits', 'move'\]"),
     ],
 )
 def test_a_wrong_exit_value_is_refused_naming_it(bad, match):
@@ -103,6 +105,9 @@ def test_targets_are_the_visit_shares_or_the_move_of_a_flat_root():
     np.testing.assert_array_equal(out[2], [0, 0, 1, 0])
     np.testing.assert_array_equal(out[3], [0, 0, 0, 1])
     assert out.dtype == np.float32
+    moved = search_targets(shares, moves, "move")  # targets: move: every row its move, one-hot
+    np.testing.assert_array_equal(moved, np.eye(4, dtype=np.float32)[moves])
+    assert moved.dtype == np.float32
 
 
 @pytest.mark.parametrize("env_id", ["no_thanks_v0", "super_zwierzaki_v0"])

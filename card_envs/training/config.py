@@ -141,6 +141,7 @@ class ExitSettings:
     positions: int = 20_000  # searched decisions per round, split evenly over the settings
     search: str | None = None  # the ismcts spec that searches them (None: the game's 10 ms one)
     guide: str = "prior"  # how the search reads the current network: none, prior, rollout, both
+    targets: str = "visits"  # the policy's target: the root's visit shares, or the chosen move
     share: float = 0.1  # chance that a decision of the position games is searched
     heuristic_seats: float = 0.5  # chance that a seat of a position game is the heuristic's
     window: int = 3  # rounds of searched decisions the fit draws from
@@ -260,8 +261,9 @@ TOP_KEYS = {
     "mix": "mapping of option -> list of values: one model for every combination",
     "rllib": "mapping: num_env_runners, num_envs_per_env_runner, train_batch_size, address, "
     "num_learners, num_gpus_per_learner",
-    "exit": "mapping: rounds, positions, search, guide, share, heuristic_seats, window, epochs, "
-    "batch_size, learning_rate, value_weight, workers, start (optional: expert iteration)",
+    "exit": "mapping: rounds, positions, search, guide, targets, share, heuristic_seats, window, "
+    "epochs, batch_size, learning_rate, value_weight, workers, start (optional: expert "
+    "iteration)",
 }
 OPPONENT_KEYS = {"pool": "", "snapshot_every": "", "snapshots": "", "sampling": ""}
 SAMPLINGS = ("uniform", "pfsp")
@@ -335,10 +337,14 @@ def _exit(where: str, raw: Any, game: Game) -> ExitSettings | None:
     guide = raw.get("guide", d.guide)
     if guide not in EXIT_GUIDES:
         _check.fail(where, f"guide={guide!r} is not one of {list(EXIT_GUIDES)}")
+    targets = raw.get("targets", d.targets)
+    if targets not in EXIT_TARGETS:
+        _check.fail(where, f"targets={targets!r} is not one of {list(EXIT_TARGETS)}")
     out = ExitSettings(
         **{k: _check.int(where, k, raw.get(k, getattr(d, k))) for k in _EXIT_INTS},
         search=search,
         guide=guide,
+        targets=targets,
         share=share("share"),
         heuristic_seats=share("heuristic_seats"),
         learning_rate=_check.float(
@@ -371,6 +377,7 @@ def _exit_start(where: str, start: Any, env_id: str) -> str | None:
 
 
 EXIT_GUIDES = ("none", "prior", "rollout", "both")  # training/exit.py's GUIDES
+EXIT_TARGETS = ("visits", "move")  # training/exit.py's search_targets
 _EXIT_INTS = ("rounds", "positions", "window", "epochs", "batch_size")
 
 

@@ -12,7 +12,8 @@ section (training/config.py, `ExitSettings`). Every round:
    the game's `ismcts_10ms`, about 10 ms a move; `agents.ismcts`: it sees only what the
    seat sees), in worker processes, one per core. With `guide` the search reads the
    current network (`GUIDES`): as its PUCT prior, its rollout policy, or both. The
-   root's visit shares are the policy target. A search that compares its candidates on
+   root's visit shares are the policy target (`targets: visits`), or the move the search
+   chose (`targets: move`). A search that compares its candidates on
    the same number of simulations (Rummidrez's `PAIRED` root: every candidate gets the
    same visits) has no shares to learn: its target is the move it chose.
 3. **Fit.** The network, a MaskablePPO policy (actor and critic), is fitted by
@@ -83,9 +84,13 @@ class Searched:
             )  # fmt: skip
 
 
-def search_targets(shares: np.ndarray, moves: np.ndarray) -> np.ndarray:
-    """The policy targets of searched decisions: the root's visit shares, or the chosen move
-    where every candidate got the same visits (a `PAIRED` root)."""
+def search_targets(shares: np.ndarray, moves: np.ndarray, kind: str = "visits") -> np.ndarray:
+    """The policy targets of searched decisions: the root's visit shares (`visits`), or the
+    chosen move (`move`, and where every candidate got the same visits: a `PAIRED` root)."""
+    if kind == "move":
+        out = np.zeros(shares.shape, dtype=np.float32)
+        out[np.arange(len(moves)), moves] = 1.0
+        return out
     visited = shares > 0
     top = shares.max(axis=1)
     low = np.where(visited, shares, np.inf).min(axis=1)
@@ -223,7 +228,8 @@ def play_and_search(config: TrainConfig, policy, round_no: int) -> tuple[Searche
     masks = np.concatenate([d.masks for d in found])
     mine = PolicyAgent(frozen).act_batch(obs, masks)  # the network's own choice, before the fit
     searched = Searched(
-        obs, masks, search_targets(shares, moves), np.concatenate([d.returns for d in found]),
+        obs, masks, search_targets(shares, moves, ex.targets),
+        np.concatenate([d.returns for d in found]),
         float(np.mean(mine == moves)), games,
     )  # fmt: skip
     return searched, {"play_s": t1 - t0, "search_s": t2 - t1}
