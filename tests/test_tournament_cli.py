@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import card_envs
+from card_envs.agents.ppo import has_shipped_model
 from card_envs.cli import main
 from card_envs.tournament import check_replay, load_config
 
@@ -23,8 +24,9 @@ def test_shipped_configs_are_valid():
     main_cfg = load_config(ROOT / "configs" / "tournaments" / "main.yaml")
     assert {e.env for e in main_cfg.events} == set(card_envs.multi_agent_env_ids())
     assert "computer" in main_cfg.events[2].specs
-    for event in main_cfg.events:  # the search beside the trained model everywhere
+    for event in main_cfg.events:  # the search beside the trained models everywhere
         assert "ppo" in event.specs and any(s.startswith("ismcts:") for s in event.specs)
+        assert ("exit" in event.specs) == has_shipped_model(event.env, "exit"), event.env
 
 
 def test_cli_quick_tournament_and_replay(tmp_path, capsys):
