@@ -45,7 +45,8 @@ def search_moves(row, heuristic_move, mask):
 def search_value(row, scores, wins):
     """`engine.outcome`'s scores; in `wins` each seat's value for the search: its win share
     plus (the others' mean cards in hand - its own) / CARDS_SCALE, mapped from [-1, 2]
-    into [0, 1] (clipped: hands of over 40 cards are rare)."""
+    into [0, 1] (clipped: hands of over 40 cards are rare). The solo game has no others:
+    its seat's value is its win share minus its own cards / CARDS_SCALE, mapped alike."""
     k.outcome(row, scores, wins)
     n = row[layout.NUM_PLAYERS]
     cards = np.zeros(n)
@@ -54,7 +55,7 @@ def search_value(row, scores, wins):
             cards[q] += row[k.HAND + q * k.NUM_IDS + c]
     total = cards.sum()
     for q in range(n):
-        others = (total - cards[q]) / (n - 1)
+        others = (total - cards[q]) / (n - 1) if n > 1 else 0.0
         v = (wins[q] + (others - cards[q]) / CARDS_SCALE + 1.0) / 3.0
         wins[q] = min(max(v, 0.0), 1.0)
 

@@ -107,3 +107,29 @@ def test_a_simulation_is_scored_by_win_share_and_cards_left(players):
             others = (sum(cards) - cards[q]) / (players - 1)
             raw = shares[q] + (others - cards[q]) / search.CARDS_SCALE
             assert values[q] == pytest.approx(min(max((raw + 1) / 3, 0.0), 1.0))
+
+
+def test_the_solo_game_is_searched_and_scored_by_its_own_cards_left():
+    """One seat has no others to compare hands with: a simulation's value is its win share
+    minus its cards left / CARDS_SCALE (a division by the others' count crashed the solo
+    search at its first weighed decision), and the search plays its weighed decisions."""
+    game = make_game("rummidrez_solo_v0", hints=True)
+    agent = ISMCTSAgent(game, SIMULATIONS, seed=2)
+    weighed = 0
+    for seed in range(2):
+        rows = heuristic_game(game, seed)
+        for row in rows[:-1]:
+            if len(game.searched_moves(row)) < 2:
+                continue
+            mask = np.zeros((1, game.num_actions), dtype=np.int8)
+            k.legal(row, mask[0])
+            assert int(agent.act_rows(row[None], mask)[0]) in game.searched_moves(row)
+            weighed += 1
+        end = rows[-1]
+        scores, shares = np.zeros(1), np.zeros(1)
+        k.outcome(end, scores, shares)
+        values = np.zeros(1)
+        search.search_value(end, np.zeros(1), values)
+        raw = shares[0] - end[k.HAND : k.HAND + k.NUM_IDS].sum() / search.CARDS_SCALE
+        assert values[0] == pytest.approx(min(max((raw + 1) / 3, 0.0), 1.0))
+    assert weighed >= 2
