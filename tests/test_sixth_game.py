@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import card_envs
 from card_envs.agents.ppo import shipped_model
 from card_envs.games import no_thanks
@@ -120,6 +122,7 @@ def copy_game(target: Path) -> None:
     spec.write_text(text)
 
 
+@pytest.mark.slow  # compiles a whole game's kernels afresh in a subprocess: about 25 s
 def test_a_copied_game_folder_runs_every_harness(tmp_path):
     copy_game(tmp_path / PACKAGE)
     path = os.pathsep.join([str(tmp_path), str(ROOT), os.environ.get("PYTHONPATH", "")])
