@@ -13,6 +13,8 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
+from card_envs.agents.ppo import model_file
+from card_envs.registry import batched_env_ids
 from card_envs.testing.report import command_line, printed, write_page
 
 MODELS = Path(__file__).resolve().parent.parent / "card_envs" / "models"
@@ -92,9 +94,10 @@ def summary(note: dict) -> str:
 
 
 def ppo_notes() -> list[Path]:
-    """The notes of the shipped `ppo` models, `<env_id>.json`; the `exit` networks'
-    (`<env_id>.exit.json`) have their own page (benchmarks/exit.py)."""
-    return [p for p in sorted(MODELS.glob("*.json")) if "." not in p.stem]
+    """The notes beside the shipped `ppo` models (`ppo.model_file`); the `exit` networks'
+    have their own page (benchmarks/exit.py)."""
+    notes = ((MODELS / model_file(env_id)).with_suffix(".json") for env_id in batched_env_ids())
+    return sorted(p for p in notes if p.is_file())
 
 
 def report() -> None:
