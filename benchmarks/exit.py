@@ -1,7 +1,7 @@
 """The expert-iteration networks (`exit`, docs/exit.md): how strong and how fast, per setting.
 
     python -m benchmarks.exit [--env ID ...] [--games 400] [--workers 2]
-                              [--out docs/figures/exit.md]
+                              [--exploit DIR ...] [--out docs/figures/exit.md]
 
 For each game with a shipped `exit` network (`card_envs/models/<env_id>.exit.zip`), at every
 setting it was trained on (its note's config and mix, the main config first): `evaluate`,
@@ -11,9 +11,11 @@ is one), with the win rate's 95% Wilson interval, the fair share 1/n, whether th
 interval's low end clears it, and `exit`'s milliseconds per decision. A one-seat game
 plays `exit` and the opponent alone on the same deals: the share of deals `exit` scores
 better (ties one half, fair share 1/2) and both mean rewards. Then each network's training
-curve from its note: the win rate against the heuristic after each round. The
-exploitability bounds come from `python -m benchmarks.exploitability --minutes 5`, which
-plays every spec of the main tournament, `exit` among them.
+curve from its note: the win rate against the heuristic after each round.
+
+`--exploit DIR` (one per seed) adds the exploitability bounds of `exit` and `ppo` from the
+cells of `python -m benchmarks.exploitability --minutes 5 --target exit --target ppo --seed S
+--out DIR` (the main tournament's config of each game, the table's 5-minute budget).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+from pathlib import Path
 
 import numpy as np
 
@@ -29,9 +32,13 @@ from card_envs.evaluation import evaluate
 from card_envs.evaluation.stats import wilson_interval
 from card_envs.registry import batched_env_ids, game_class, make_game
 from card_envs.testing.report import command_line, printed, write_page
+from card_envs.tournament.config import load_config as load_tournament
+from card_envs.training.exploit import slug
 from card_envs.training.ship import MODELS
 
 PROG = "python -m benchmarks.exit"
+MAIN_TOURNAMENT = Path(__file__).resolve().parent.parent / "configs" / "tournaments" / "main.yaml"
+EXPLOITED = ("exit", "ppo")
 ABOUT = (
     f"Written by `{PROG}` (see its docstring): the shipped `exit` networks, trained by expert "
     "iteration (docs/exit.md), in one seat against each opponent in every other seat, "
@@ -126,12 +133,52 @@ def curve(shipped: dict) -> None:
         )
 
 
+def exploitability(env_ids: list[str], runs: list[str]) -> None:
+    """`exit` and `ppo` in the exploitability cells of `runs` (benchmarks.exploitability
+    output directories), for the main tournament's event of each game."""
+    events = {e.env: e for e in load_tournament(MAIN_TOURNAMENT).events}
+    print("\n## Exploitability\n")
+    print("| game | target | seed | learner steps | exploiter win rate [95%] | fair share "
+          "| bound, points [95%] |")  # fmt: skip
+    print("|---|---|---:|---:|---|---:|---|")
+    bounds: dict[tuple[str, str], list[float]] = {}
+    for env_id in env_ids:
+        event = events.get(env_id)
+        if event is None:
+            continue
+        for run, target in itertools.product(runs, EXPLOITED):
+            path = Path(run, event.name, slug(target), "results.json")
+            e = json.loads(path.read_text())["exploit"] if path.exists() else None
+            if e is None:
+                print(f"| {env_id} | `{target}` | | | no run in {run} | | |")
+                continue
+            (low, high), (b_low, b_high) = e["exploiter_ci"], e["bound_points_ci"]
+            bounds.setdefault((env_id, target), []).append(e["bound_points"])
+            print(
+                f"| {env_id} | `{target}` | {e['seed']} | {e['learner_steps']:,} "
+                f"| {e['exploiter_win_rate']:.3f} [{low:.3f}, {high:.3f}] "
+                f"| {e['fair_share']:.3f} "
+                f"| {e['bound_points']:+.1f} [{b_low:+.1f}, {b_high:+.1f}] |"
+            )
+    print()
+    for env_id in env_ids:
+        if env_id not in events:
+            print(f"- {env_id}: not in the main tournament (one seat: nobody to exploit it)")
+            continue
+        means = {t: np.mean(bounds[env_id, t]) for t in EXPLOITED if (env_id, t) in bounds}
+        print(f"- {env_id}: mean bound " + ", ".join(f"`{t}` {m:+.1f}" for t, m in means.items()))
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
     parser.add_argument("--env", action="append", choices=batched_env_ids())
     parser.add_argument("--games", type=int, default=400, help="games per cell (default 400)")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--exploit", action="append", default=[], metavar="DIR",
+        help="a benchmarks.exploitability output directory (repeatable: one per seed)",
+    )  # fmt: skip
     parser.add_argument("--out", metavar="PAGE", help="also write the tables as a figures page")
     args = parser.parse_args(argv)
     env_ids = args.env or [e for e in batched_env_ids() if has_shipped_model(e, "exit")]
@@ -140,6 +187,8 @@ def main(argv: list[str] | None = None) -> None:
     with printed() as tables:
         for env_id in env_ids:
             strength(env_id, args.games, args.workers, args.seed)
+        if args.exploit:
+            exploitability(env_ids, args.exploit)
     if args.out:
         page = tables.getvalue()
         write_page(args.out, "Expert iteration", ABOUT, command_line(PROG, argv), page)

@@ -7,9 +7,11 @@ import re
 
 import pytest
 
-from benchmarks import baselines, parallelism, throughput
+from benchmarks import baselines, exploitability, parallelism, throughput
+from benchmarks import exit as exit_figures
 from card_envs.core.threads import usable_cores
 from card_envs.testing.report import printed
+from card_envs.training.exploit import slug as exploit_slug
 
 pytestmark = pytest.mark.slow  # see pyproject's markers: out of the fast tier
 
@@ -79,3 +81,67 @@ def test_parallelism_page_has_both_jobs_three_ways(tmp_path):
         cells = [c.strip() for c in row.split("|")[3:-1]]
         assert all(re.fullmatch(r"[\d.]+ s( \([\d.]+x\))?", c) for c in cells[:3]), row
         assert re.fullmatch(r"\d+%", cells[3]), row
+
+
+def _exploit_result(target: str, seed: int, bound: float) -> dict:
+    """What `card-envs exploit` returns (its `exploit` entry), for a 2-player game."""
+    rate = 0.5 + bound / 100
+    e = {
+        "target": target, "seed": seed, "budget_minutes": 5.0, "games": 2000,
+        "learner_steps": 123_456, "exploiter_win_rate": rate,
+        "exploiter_ci": [rate - 0.02, rate + 0.02], "fair_share": 0.5, "bound_points": bound,
+        "bound_points_ci": [bound - 2, bound + 2], "target_ms_per_move": 0.1,
+        "target_self_play_win_rate": 0.5, "target_self_play_ci": [0.48, 0.52],
+    }  # fmt: skip
+    return {"exploit": e}
+
+
+def _exploit_cell(run, event: str, target: str, seed: int, bound: float) -> None:
+    """A finished `benchmarks.exploitability` cell, as `card-envs exploit` leaves it."""
+    cell = run / event / exploit_slug(target)
+    cell.mkdir(parents=True)
+    (cell / "results.json").write_text(json.dumps(_exploit_result(target, seed, bound)))
+
+
+def test_exploitability_table_keeps_the_named_targets_and_reuses_their_cells(tmp_path, monkeypatch):
+    """A cell of the same budget, games and seed is read, not run again; another seed's is."""
+    made = []
+
+    def exploit(request, restart):
+        made.append((request.target, request.seed))
+        return _exploit_result(request.target, request.seed, 5.0)
+
+    monkeypatch.setattr(exploitability, "exploit", exploit)
+    _exploit_cell(tmp_path, "double_or_nothing", "exit", 0, 10.0)
+    argv = ["--minutes", "5", "--event", "double_or_nothing", "--target", "exit"]
+    for seed in (0, 1):
+        exploitability.main([*argv, "--seed", str(seed), "--out", str(tmp_path)])
+        rows = (tmp_path / "table.md").read_text().splitlines()[4:]
+        assert [r.split(" | ")[:2] for r in rows] == [["| double_or_nothing", "`exit`"]]
+        assert ("+10.0" if seed == 0 else "+5.0") in rows[0]
+    assert made == [("exit", 1)]
+
+
+def test_exit_page_has_every_stage_opponent_and_the_exploit_cells(tmp_path):
+    page = tmp_path / "exit.md"
+    runs = [tmp_path / "seed0", tmp_path / "seed1"]
+    _exploit_cell(runs[0], "double_or_nothing", "exit", 0, 10.0)
+    _exploit_cell(runs[1], "double_or_nothing", "exit", 1, 20.0)
+    _exploit_cell(runs[0], "double_or_nothing", "ppo", 0, 30.0)  # seed 1 has no ppo cell
+    argv = ["--env", "double_or_nothing_v0", "--games", "4"]
+    argv += ["--exploit", str(runs[0]), "--exploit", str(runs[1])]
+    exit_figures.main([*argv, "--out", str(page)])
+    command = " ".join([exit_figures.PROG, *argv, "--out", str(page)])
+    body = _check_head(page.read_text(), "Expert iteration", command)
+    cells = [line.split(" | ")[:2] for line in body if line.startswith(("| default", "| stage="))]
+    settings = ["| default"] + [f"| stage={s}" for s in range(2, 6)]
+    assert cells == [[s, o] for s in settings for o in ("heuristic", "computer", "ppo")]
+    exploit_rows = [line for line in body if line.startswith("| double_or_nothing_v0 | `")]
+    assert [[c.strip() for c in r.split("|")[2:4]] for r in exploit_rows] == [
+        ["`exit`", "0"],
+        ["`ppo`", "0"],
+        ["`exit`", "1"],
+        ["`ppo`", ""],
+    ]
+    assert "+10.0 [+8.0, +12.0]" in exploit_rows[0] and f"no run in {runs[1]}" in exploit_rows[3]
+    assert "- double_or_nothing_v0: mean bound `exit` +15.0, `ppo` +30.0" in body
