@@ -30,7 +30,7 @@ import numpy as np
 from card_envs.agents.ppo import has_shipped_model, model_file
 from card_envs.evaluation import evaluate
 from card_envs.evaluation.stats import wilson_interval
-from card_envs.registry import batched_env_ids, game_class, make_game
+from card_envs.registry import batched_env_ids, make_game
 from card_envs.testing.report import command_line, printed, write_page
 from card_envs.tournament.config import load_config as load_tournament
 from card_envs.training.exploit import slug
@@ -43,7 +43,8 @@ ABOUT = (
     f"Written by `{PROG}` (see its docstring): the shipped `exit` networks, trained by expert "
     "iteration (docs/exit.md), in one seat against each opponent in every other seat, "
     "seats balanced, at every setting they were trained on, with 95% Wilson intervals and "
-    "their milliseconds per decision; then their training curves."
+    "their milliseconds per decision; then their training curves and, from the cells of "
+    "`benchmarks.exploitability` (--exploit), their exploitability bounds beside `ppo`'s."
 )
 
 
@@ -63,7 +64,7 @@ def settings(shipped: dict) -> list[dict]:
 
 def opponents(env_id: str) -> list[str]:
     found = ["heuristic"]
-    if game_class(env_id).computer_kernel is not None:
+    if type(make_game(env_id)).computer_kernel is not None:
         found.append("computer")
     if has_shipped_model(env_id):
         found.append("ppo")
@@ -71,7 +72,10 @@ def opponents(env_id: str) -> list[str]:
 
 
 def shown(setting: dict, defaults: dict) -> str:
-    return ", ".join(f"{k}={v}" for k, v in setting.items() if v != defaults.get(k)) or "default"
+    """The setting's options that differ from the game's defaults (a note's JSON lists
+    compared as the defaults' tuples)."""
+    differs = [k for k, v in setting.items() if json.dumps(v) != json.dumps(defaults.get(k))]
+    return ", ".join(f"{k}={setting[k]}" for k in differs) or "default"
 
 
 def strength(env_id: str, games: int, workers: int, seed: int) -> None:

@@ -145,3 +145,12 @@ def test_exit_page_has_every_stage_opponent_and_the_exploit_cells(tmp_path):
     ]
     assert "+10.0 [+8.0, +12.0]" in exploit_rows[0] and f"no run in {runs[1]}" in exploit_rows[3]
     assert "- double_or_nothing_v0: mean bound `exit` +15.0, `ppo` +30.0" in body
+
+
+def test_exit_page_plays_the_solo_game_on_the_same_deals(tmp_path):
+    """One seat: the share of deals `exit` scores better than each opponent on, both means."""
+    page = tmp_path / "exit.md"
+    exit_figures.main(["--env", "rummidrez_solo_v0", "--games", "4", "--out", str(page)])
+    rows = [line for line in page.read_text().splitlines() if line.startswith("| hints=True |")]
+    assert [row.split(" | ")[1] for row in rows] == ["heuristic", "ppo"]
+    assert all("; mean reward " in row and row.split(" | ")[3] == "0.500" for row in rows)
