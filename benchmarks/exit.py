@@ -23,21 +23,19 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-from pathlib import Path
 
 import numpy as np
 
+from benchmarks.exploitability import MAIN_TOURNAMENT, cell_dir
 from card_envs.agents.ppo import has_shipped_model, model_file
 from card_envs.evaluation import evaluate
 from card_envs.evaluation.stats import wilson_interval
 from card_envs.registry import batched_env_ids, make_game
 from card_envs.testing.report import command_line, printed, write_page
 from card_envs.tournament.config import load_config as load_tournament
-from card_envs.training.exploit import slug
 from card_envs.training.ship import MODELS
 
 PROG = "python -m benchmarks.exit"
-MAIN_TOURNAMENT = Path(__file__).resolve().parent.parent / "configs" / "tournaments" / "main.yaml"
 EXPLOITED = ("exit", "ppo")
 ABOUT = (
     f"Written by `{PROG}` (see its docstring): the shipped `exit` networks, trained by expert "
@@ -151,11 +149,11 @@ def exploitability(env_ids: list[str], runs: list[str]) -> None:
         if event is None:
             continue
         for run, target in itertools.product(runs, EXPLOITED):
-            path = Path(run, event.name, slug(target), "results.json")
-            e = json.loads(path.read_text())["exploit"] if path.exists() else None
-            if e is None:
+            path = cell_dir(run, event.name, target) / "results.json"
+            if not path.exists():
                 print(f"| {env_id} | `{target}` | | | no run in {run} | | |")
                 continue
+            e = json.loads(path.read_text())["exploit"]
             (low, high), (b_low, b_high) = e["exploiter_ci"], e["bound_points_ci"]
             bounds.setdefault((env_id, target), []).append(e["bound_points"])
             print(
