@@ -15,7 +15,8 @@ curve from its note: the win rate against the heuristic after each round.
 
 `--exploit DIR` (one per seed) adds the exploitability bounds of `exit` and `ppo` from the
 cells of `python -m benchmarks.exploitability --minutes 5 --target exit --target ppo --seed S
---out DIR` (the main tournament's config of each game, the table's 5-minute budget).
+--out DIR` (the main tournament's config of each game, the table's 5-minute budget); a cell
+made against another network than the one shipped now is named, not shown.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from card_envs.evaluation.stats import wilson_interval
 from card_envs.registry import batched_env_ids, make_game
 from card_envs.testing.report import command_line, printed, write_page
 from card_envs.tournament.config import load_config as load_tournament
+from card_envs.training.exploit import networks_digest
 from card_envs.training.ship import MODELS
 
 PROG = "python -m benchmarks.exit"
@@ -154,6 +156,9 @@ def exploitability(env_ids: list[str], runs: list[str]) -> None:
                 print(f"| {env_id} | `{target}` | | | no run in {run} | | |")
                 continue
             e = json.loads(path.read_text())["exploit"]
+            if e.get("target_networks") != networks_digest(env_id, target):
+                print(f"| {env_id} | `{target}` | | | {run}: made against another network | | |")
+                continue
             (low, high), (b_low, b_high) = e["exploiter_ci"], e["bound_points_ci"]
             bounds.setdefault((env_id, target), []).append(e["bound_points"])
             print(

@@ -11,6 +11,7 @@ from benchmarks import baselines, exploitability, parallelism, throughput
 from benchmarks import exit as exit_figures
 from card_envs.core.threads import usable_cores
 from card_envs.testing.report import printed
+from card_envs.training.exploit import networks_digest
 from card_envs.training.exploit import slug as exploit_slug
 
 pytestmark = pytest.mark.slow  # see pyproject's markers: out of the fast tier
@@ -83,11 +84,14 @@ def test_parallelism_page_has_both_jobs_three_ways(tmp_path):
         assert re.fullmatch(r"\d+%", cells[3]), row
 
 
-def _exploit_result(target: str, seed: int, bound: float) -> dict:
-    """What `card-envs exploit` returns (its `exploit` entry), for a 2-player game."""
+def _exploit_result(target: str, seed: int, bound: float, networks: str | None = None) -> dict:
+    """What `card-envs exploit` returns (its `exploit` entry), for a 2-player Double or
+    Nothing; `networks`: the digest of another network than the shipped one."""
     rate = 0.5 + bound / 100
+    digest = networks_digest("double_or_nothing_v0", target) if networks is None else networks
     e = {
-        "target": target, "seed": seed, "budget_minutes": 5.0, "games": 2000,
+        "target": target, "target_networks": digest, "seed": seed, "budget_minutes": 5.0,
+        "games": 2000,
         "learner_steps": 123_456, "exploiter_win_rate": rate,
         "exploiter_ci": [rate - 0.02, rate + 0.02], "fair_share": 0.5, "bound_points": bound,
         "bound_points_ci": [bound - 2, bound + 2], "target_ms_per_move": 0.1,
@@ -96,11 +100,12 @@ def _exploit_result(target: str, seed: int, bound: float) -> dict:
     return {"exploit": e}
 
 
-def _exploit_cell(run, event: str, target: str, seed: int, bound: float) -> None:
+def _exploit_cell(run, event: str, target: str, seed: int, bound: float, networks=None) -> None:
     """A finished `benchmarks.exploitability` cell, as `card-envs exploit` leaves it."""
     cell = run / event / exploit_slug(target)
     cell.mkdir(parents=True)
-    (cell / "results.json").write_text(json.dumps(_exploit_result(target, seed, bound)))
+    result = _exploit_result(target, seed, bound, networks)
+    (cell / "results.json").write_text(json.dumps(result))
 
 
 def test_exploitability_table_keeps_the_named_targets_and_reuses_their_cells(tmp_path, monkeypatch):
@@ -113,6 +118,7 @@ def test_exploitability_table_keeps_the_named_targets_and_reuses_their_cells(tmp
 
     monkeypatch.setattr(exploitability, "exploit", exploit)
     _exploit_cell(tmp_path, "double_or_nothing", "exit", 0, 10.0)
+    _exploit_cell(tmp_path, "double_or_nothing", "ppo", 0, 20.0, networks="0" * 16)
     argv = ["--minutes", "5", "--event", "double_or_nothing", "--target", "exit"]
     for seed in (0, 1):
         exploitability.main([*argv, "--seed", str(seed), "--out", str(tmp_path)])
@@ -120,16 +126,20 @@ def test_exploitability_table_keeps_the_named_targets_and_reuses_their_cells(tmp
         assert [r.split(" | ")[:2] for r in rows] == [["| double_or_nothing", "`exit`"]]
         assert ("+10.0" if seed == 0 else "+5.0") in rows[0]
     assert made == [("exit", 1)]
+    # the ppo cell was made against another network than the shipped one: made again
+    exploitability.main([*argv[:-1], "ppo", "--seed", "0", "--out", str(tmp_path)])
+    assert made == [("exit", 1), ("ppo", 0)]
 
 
 def test_exit_page_has_every_stage_opponent_and_the_exploit_cells(tmp_path):
     page = tmp_path / "exit.md"
-    runs = [tmp_path / "seed0", tmp_path / "seed1"]
+    runs = [tmp_path / "seed0", tmp_path / "seed1", tmp_path / "seed2"]  # seed 2: no cells
     _exploit_cell(runs[0], "double_or_nothing", "exit", 0, 10.0)
     _exploit_cell(runs[1], "double_or_nothing", "exit", 1, 20.0)
-    _exploit_cell(runs[0], "double_or_nothing", "ppo", 0, 30.0)  # seed 1 has no ppo cell
+    _exploit_cell(runs[0], "double_or_nothing", "ppo", 0, 30.0)
+    _exploit_cell(runs[1], "double_or_nothing", "ppo", 1, 40.0, networks="0" * 16)  # stale
     argv = ["--env", "double_or_nothing_v0", "--games", "4"]
-    argv += ["--exploit", str(runs[0]), "--exploit", str(runs[1])]
+    argv += [arg for run in runs for arg in ("--exploit", str(run))]
     exit_figures.main([*argv, "--out", str(page)])
     command = " ".join([exit_figures.PROG, *argv, "--out", str(page)])
     body = _check_head(page.read_text(), "Expert iteration", command)
@@ -142,8 +152,12 @@ def test_exit_page_has_every_stage_opponent_and_the_exploit_cells(tmp_path):
         ["`ppo`", "0"],
         ["`exit`", "1"],
         ["`ppo`", ""],
+        ["`exit`", ""],
+        ["`ppo`", ""],
     ]
-    assert "+10.0 [+8.0, +12.0]" in exploit_rows[0] and f"no run in {runs[1]}" in exploit_rows[3]
+    assert "+10.0 [+8.0, +12.0]" in exploit_rows[0]
+    assert f"{runs[1]}: made against another network" in exploit_rows[3]
+    assert f"no run in {runs[2]}" in exploit_rows[4] and f"no run in {runs[2]}" in exploit_rows[5]
     assert "- double_or_nothing_v0: mean bound `exit` +15.0, `ppo` +30.0" in body
 
 
