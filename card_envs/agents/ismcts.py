@@ -199,6 +199,13 @@ def _network(game: Game, net: str | tuple):
 
 def make_ismcts_agent(spec: str, game: Game, seed: int | None) -> ISMCTSAgent:
     """The agent of a spec `ismcts[:SIMULATIONS][:random|heuristic][:depth=D][:net[=PATH]]`."""
+    simulations, rollout, depth, net = parse_spec(spec)
+    return ISMCTSAgent(game, simulations, rollout, seed=seed, max_depth=depth, net=net)
+
+
+def parse_spec(spec: str) -> tuple[int, str, int | None, str | None]:
+    """(simulations, rollout, depth, net) of an `ismcts` spec; net: "exit" for `net` (the
+    shipped network), the path for `net=PATH`, None without one."""
     simulations, rollout, depth, net = None, None, None, None
     for part in _spec_parts(spec):
         key, _, value = part.partition("=")
@@ -218,9 +225,7 @@ def make_ismcts_agent(spec: str, game: Game, seed: int | None) -> ISMCTSAgent:
             )
     if simulations is None:
         simulations = DEFAULT_SIMULATIONS
-    return ISMCTSAgent(
-        game, simulations, rollout or "heuristic", seed=seed, max_depth=depth, net=net
-    )
+    return simulations, rollout or "heuristic", depth, net
 
 
 def _spec_parts(spec: str) -> list[str]:
