@@ -29,12 +29,12 @@ import numpy as np
 
 from benchmarks.exploitability import MAIN_TOURNAMENT, cell_dir
 from card_envs.agents.ppo import has_shipped_model, model_file
+from card_envs.agents.specs import spec_digest
 from card_envs.evaluation import evaluate
 from card_envs.evaluation.stats import wilson_interval
 from card_envs.registry import batched_env_ids, make_game
 from card_envs.testing.report import command_line, printed, write_page
 from card_envs.tournament.config import load_config as load_tournament
-from card_envs.training.exploit import networks_digest
 from card_envs.training.ship import MODELS
 
 PROG = "python -m benchmarks.exit"
@@ -156,7 +156,7 @@ def exploitability(env_ids: list[str], runs: list[str]) -> None:
                 print(f"| {env_id} | `{target}` | | | no run in {run} | | |")
                 continue
             e = json.loads(path.read_text())["exploit"]
-            if e.get("target_networks") != networks_digest(env_id, target):
+            if e.get("target_networks") != spec_digest(target, env_id):
                 print(f"| {env_id} | `{target}` | | | {run}: made against another network | | |")
                 continue
             (low, high), (b_low, b_high) = e["exploiter_ci"], e["bound_points_ci"]

@@ -9,6 +9,7 @@ import warnings
 from typing import TYPE_CHECKING
 
 from card_envs.agents.registry import SPEC_HELP
+from card_envs.agents.specs import split_entries, split_name
 from card_envs.commands import one_line_errors, parse_config_pairs
 from card_envs.registry import env_ids
 
@@ -21,11 +22,13 @@ def _evaluate(args: argparse.Namespace, workers: int | None, **kwargs) -> Evalua
     table."""
     from card_envs.evaluation import evaluate
 
+    entries = [split_name(item) for item in args.agents]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         ev = evaluate(
             args.env_id,
-            args.agents,
+            [spec for _, spec in entries],
+            names=[name for name, _ in entries],
             games=args.games,
             seed=args.seed,
             workers=workers,
@@ -36,6 +39,8 @@ def _evaluate(args: argparse.Namespace, workers: int | None, **kwargs) -> Evalua
     for w in caught:
         print(f"note: {w.message}")
     print(ev.table())
+    if getattr(args, "out", None):  # evaluate --out
+        print(f"wrote {ev.write(args.out)}")
     return ev
 
 
@@ -99,8 +104,8 @@ def _positions_for(args: argparse.Namespace) -> list[dict]:
 def _event_from_flags(args: argparse.Namespace) -> dict:
     agents = []
     for item in args.agents:  # name=spec enters a spec under its own name
-        name, sep, spec = item.partition("=")
-        agents.append({"name": name, "spec": spec} if sep else item)
+        name, spec = split_name(item)
+        agents.append(spec if name is None else {"name": name, "spec": spec})
     event: dict = {"env": args.env, "agents": agents}
     if args.env_config:
         event["config"] = parse_config_pairs(args.env_config)
@@ -195,7 +200,12 @@ def cmd_serve(args: argparse.Namespace) -> None:
     from card_envs.web.server import App, make_server
     from card_envs.web.sources import Sources
 
-    server = make_server(App(Sources(args.records, args.store)), args.host, args.port)
+    agents = {}
+    for item in args.agents:
+        name, spec = split_name(item)
+        agents[name or spec] = spec
+    app = App(Sources(args.records, args.store), agents=agents)
+    server = make_server(app, args.host, args.port)
     host, port = server.server_address[:2]
     print(f"card-envs: serving on http://{host}:{port}/ (Ctrl-C stops)", flush=True)
     try:
@@ -232,7 +242,7 @@ def _positive_int(text: str) -> int:
 
 
 def _specs(text: str) -> list[str]:
-    return [s.strip() for s in text.split(",") if s.strip()]
+    return split_entries(text)
 
 
 AGENT_HELP = f"comma-separated agent specs: {SPEC_HELP}"
@@ -260,7 +270,8 @@ def _lineup_parser(sub, name: str, help: str) -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: list[str] | None = None) -> None:
+def build_parser() -> argparse.ArgumentParser:
+    """The whole command line (the docs' commands are checked against it)."""
     parser = argparse.ArgumentParser(prog="card-envs", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="list the env ids")
@@ -279,6 +290,11 @@ def main(argv: list[str] | None = None) -> None:
         "--positions",
         help="a positions YAML file (docs/evaluation.md): play from each of its positions of "
         "this env and config, --games times (default: once from every seat)",
+    )
+    e.add_argument(
+        "--out",
+        help="also write the result to FILE.json or FILE.csv: the table, the intervals, the "
+        "config, the seeds and each agent's digest",
     )
 
     t = sub.add_parser(
@@ -365,8 +381,19 @@ def main(argv: list[str] | None = None) -> None:
     s.add_argument(
         "--store", nargs="*", default=[], help="tournament SQLite files the replay page may open"
     )
+    s.add_argument(
+        "--agents",
+        type=_specs,
+        default=[],
+        help="more agents the browser may seat, besides the built-in ones (a browser picks "
+        f"one by its name, never names code): {SPEC_HELP}",
+    )
 
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
     commands = {
         "serve": cmd_serve,
         "play": cmd_play,

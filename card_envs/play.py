@@ -119,7 +119,8 @@ def play(
                 action = agents[p].choose("\n".join(view), options)
             else:
                 kernels.observe_kernel(row, p, obs)
-                action = int(agents[p].act_positions(obs[None], mask[None], row[None])[0])
+                game_id = np.array([seed + g])  # the game's seed, as evaluate names its games
+                action = int(agents[p].act_positions(obs[None], mask[None], row[None], game_id)[0])
             for h in humans:
                 if h != p:
                     seen[h].append(f"player_{p}: {game.describe_action(row, action, h)}")

@@ -81,9 +81,10 @@ class Client:
         return status, json.loads(data)
 
 
-def start_app(records=(), stores=(), sessions: Sessions | None = None):
-    """An app on a free port of 127.0.0.1 in a thread: (app, server, client)."""
-    app = App(Sources(list(records), list(stores)), sessions)
+def start_app(records=(), stores=(), sessions: Sessions | None = None, agents=None):
+    """An app on a free port of 127.0.0.1 in a thread: (app, server, client); `agents` as
+    `serve --agents` names them (name -> spec)."""
+    app = App(Sources(list(records), list(stores)), sessions, agents)
     server, url = serve_in_thread(app)
     return app, server, Client(url)
 

@@ -9,9 +9,9 @@ import pytest
 
 from benchmarks import baselines, exploitability, parallelism, throughput
 from benchmarks import exit as exit_figures
+from card_envs.agents.specs import spec_digest
 from card_envs.core.threads import usable_cores
 from card_envs.testing.report import printed
-from card_envs.training.exploit import networks_digest
 from card_envs.training.exploit import slug as exploit_slug
 
 pytestmark = pytest.mark.slow  # see pyproject's markers: out of the fast tier
@@ -88,7 +88,7 @@ def _exploit_result(target: str, seed: int, bound: float, networks: str | None =
     """What `card-envs exploit` returns (its `exploit` entry), for a 2-player Double or
     Nothing; `networks`: the digest of another network than the shipped one."""
     rate = 0.5 + bound / 100
-    digest = networks_digest("double_or_nothing_v0", target) if networks is None else networks
+    digest = spec_digest(target, "double_or_nothing_v0") if networks is None else networks
     e = {
         "target": target, "target_networks": digest, "seed": seed, "budget_minutes": 5.0,
         "games": 2000,

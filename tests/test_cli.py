@@ -42,10 +42,11 @@ def test_help_lists_every_agent_spec_of_the_registry(command, capsys):
     with pytest.raises(SystemExit) as done:
         main([command, "--help"])
     assert done.value.code == 0
-    text = " ".join(capsys.readouterr().out.split())  # argparse rewraps the help
-    assert " ".join(SPEC_HELP.split()) in text
-    for spec in ("random", "heuristic", "computer", "ppo (", "ppo:path"):
-        assert spec in text
+    # argparse rewraps the help anywhere (at spaces, after hyphens, before '=')
+    text = "".join(capsys.readouterr().out.split())
+    assert "".join(SPEC_HELP.split()) in text
+    for form in ("random,", "heuristic,", "computer,", "ppo,ppo:PATH", "py:PATH.py:NAME"):
+        assert form in text
 
 
 def _replay_error(args, capsys) -> str:

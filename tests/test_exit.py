@@ -266,7 +266,7 @@ def test_the_exit_spec_without_a_shipped_model_names_the_file(tmp_path, monkeypa
     monkeypatch.setattr(ppo, "_models_dir", lambda: tmp_path)
     with pytest.raises(ppo.ModelError, match=r"no exit model is shipped .*no_thanks_v0\.exit\.zip"):
         make_agent("exit", "no_thanks_v0")
-    with pytest.raises(ppo.ModelError, match="'exit:' needs a path"):
+    with pytest.raises(ValueError, match="'exit:' needs a path"):
         make_agent("exit:", "no_thanks_v0")
 
 

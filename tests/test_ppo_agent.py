@@ -106,7 +106,7 @@ def test_refuses_paths_that_are_not_a_model(model_path, tmp_path):
         make_agent(f"ppo:{other}", ENV)
     with pytest.raises(ModelError, match="not a file"):
         make_agent(f"ppo:{tmp_path}", ENV)
-    with pytest.raises(ModelError, match="needs a path"):
+    with pytest.raises(ValueError, match="needs a path"):  # the spec parser's refusal
         make_agent("ppo:", ENV)
 
 

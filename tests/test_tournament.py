@@ -7,6 +7,7 @@ import sqlite3
 import numpy as np
 import pytest
 
+from card_envs.agents.specs import parse_spec
 from card_envs.tournament import (
     Store,
     TournamentConfigError,
@@ -24,7 +25,7 @@ from card_envs.tournament.ratings import (
     seat_ranks,
 )
 from card_envs.tournament.report import format_table
-from card_envs.tournament.schedule import plan, portable_spec
+from card_envs.tournament.schedule import plan
 
 FIELD4 = [
     "heuristic",
@@ -102,11 +103,18 @@ def test_chunks_cover_the_schedule_once(tmp_path):
     assert len(seeds) == len(p.bounds)
 
 
-def test_relative_model_paths_reach_workers_as_absolute_paths(tmp_path, monkeypatch):
+def test_relative_paths_reach_workers_as_absolute_paths(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    assert portable_spec("ppo:models/a.zip") == f"ppo:{tmp_path / 'models' / 'a.zip'}"
-    assert portable_spec("ppo:/abs/a.zip") == "ppo:/abs/a.zip"
-    assert portable_spec("ppo") == "ppo" and portable_spec("random") == "random"
+
+    def portable(text: str) -> str:
+        return parse_spec(text).portable().text
+
+    assert portable("ppo:models/a.zip") == f"ppo:{tmp_path / 'models' / 'a.zip'}"
+    assert portable("ppo:/abs/a.zip") == "ppo:/abs/a.zip"
+    assert portable("ppo") == "ppo" and portable("random") == "random"
+    assert portable("ismcts:50:net=n/a.zip") == f"ismcts:50:net={tmp_path / 'n' / 'a.zip'}"
+    assert portable("py:me/a.py:A:k=1") == f"py:{tmp_path / 'me' / 'a.py'}:A:k=1"
+    assert portable("py:mypkg.agents:A") == "py:mypkg.agents:A"  # a module: sys.path finds it
 
 
 # --- config validation ------------------------------------------------------------------
@@ -138,7 +146,7 @@ GOOD_EVENT = {
         ({"events": [{"env": "no_thanks_v0"}]}, r"missing key 'agents'"),
         (
             {"events": [{**GOOD_EVENT, "agents": ["random", "random", "genius"]}]},
-            r"agents\[2\]: agent 'genius': unknown agent spec 'genius'; known agents are",
+            r"agents\[2\]: agent 'genius': unknown agent spec 'genius'; known kinds are",
         ),
         (
             {"events": [{**GOOD_EVENT, "agents": ["random", "computer", "heuristic"]}]},

@@ -13,15 +13,20 @@ class Agent:
 
     Agents that search the game (`wants_rows`) choose from the engine's state rows instead,
     with `act_rows`; they must read what the seat to act cannot see only through the game's
-    `resample_hidden`. Harnesses call `act_positions`, which gives each kind what it reads.
+    `resample_hidden`. Agents that keep state per game (`wants_games`) get the id of each
+    row's game as `act_batch(..., games=ids)`. Harnesses call `act_positions`, which gives
+    each kind what it reads. The contract in full: docs/your_agent.md.
     """
 
     name: str = "agent"
     spec: str = "agent"
     wants_rows: bool = False
+    wants_games: bool = False
 
     def reset(self) -> None:
-        """Called at the start of each game (stateless agents ignore it)."""
+        """Called before a batch of games starts: a chunk of `evaluate` and the tournaments
+        (many games at once), a reset of the learner views, each game of `play` and the
+        browser. Per-game state is keyed by the game ids (`wants_games`), not by resets."""
 
     def reseed(self, seed: int | None) -> None:
         """Restart the agent's own random stream, so that an env reset with a seed replays
@@ -35,23 +40,36 @@ class Agent:
         raise NotImplementedError(f"{type(self).__name__} reads observations, not rows")
 
     def act_positions(
-        self, observations: np.ndarray, masks: np.ndarray, rows: np.ndarray
+        self,
+        observations: np.ndarray,
+        masks: np.ndarray,
+        rows: np.ndarray,
+        games: np.ndarray | None = None,
     ) -> np.ndarray:
         """Actions for a batch of positions, each given as the observation of the seat to
-        act, its action mask and the state row: `act_rows` when the agent wants rows, else
-        `act_batch`."""
+        act, its action mask, the state row and the id of its game (unique among the games
+        in play): `act_rows` when the agent wants rows, else `act_batch` (with `games=` when
+        it wants them)."""
         if self.wants_rows:
             return self.act_rows(rows, masks)
+        if self.wants_games:
+            if games is None:
+                raise ValueError(f"{self!r} wants game ids, and this harness gave none")
+            return self.act_batch(observations, masks, games=games)
         return self.act_batch(observations, masks)
 
     def act_with_policy(
-        self, observations: np.ndarray, masks: np.ndarray, rows: np.ndarray
+        self,
+        observations: np.ndarray,
+        masks: np.ndarray,
+        rows: np.ndarray,
+        games: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
         """`act_positions`' actions, with what they were chosen from for game records and
         the browser: each position's probabilities over the actions (zero for illegal
         ones; a search's visit shares) and the agent's value of it for the seat to act
         (NaN where it has none). Agents without a policy give None for both."""
-        return self.act_positions(observations, masks, rows), None, None
+        return self.act_positions(observations, masks, rows, games), None, None
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         return int(self.act_batch(observation[None], action_mask[None])[0])

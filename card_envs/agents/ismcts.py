@@ -148,7 +148,11 @@ class ISMCTSAgent(Agent):
         )
 
     def act_with_policy(
-        self, observations: np.ndarray, masks: np.ndarray, rows: np.ndarray
+        self,
+        observations: np.ndarray,
+        masks: np.ndarray,
+        rows: np.ndarray,
+        games: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The moves of `act_rows` (the same streams, so the same moves), each with its
         root's visit shares per action and the mean win share of the chosen child for the

@@ -323,7 +323,11 @@ class PolicyAgent(Agent):
         return self._derived_padding(obs)
 
     def act_with_policy(
-        self, observations: np.ndarray, masks: np.ndarray, rows: np.ndarray
+        self,
+        observations: np.ndarray,
+        masks: np.ndarray,
+        rows: np.ndarray,
+        games: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The actions, the masked policy's probabilities they were chosen from, and the
         value head's estimate of each position."""

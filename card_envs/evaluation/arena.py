@@ -14,11 +14,12 @@ chunk as they were given, for the same reason: whoever plays a chunk, its games 
 
 Agents are asked for actions in batches, for all the games of a chunk where they are to
 act at once; `reset()` is called once per chunk, before its games start, so an agent that
-keeps state between its moves must keep it per game itself. Agents that search the game
-(`wants_rows`) get the instances' state rows (`Agent.act_positions`). Each agent's wall
-time per decision is measured (`GameBatch.think`: a batch call's time shared evenly among
-its positions; measured on whatever else the machine runs, so a cost to compare, not a
-constant).
+keeps state between its moves keeps it per game: one with `wants_games` gets each row's
+game id, the seed it was dealt from (unique within a chunk, and the key to replay it).
+Agents that search the game (`wants_rows`) get the instances' state rows
+(`Agent.act_positions`). Each agent's wall time per decision is measured
+(`GameBatch.think`: a batch call's time shared evenly among its positions; measured on
+whatever else the machine runs, so a cost to compare, not a constant).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import numpy as np
 
 from card_envs.agents import Agent, make_agent
 from card_envs.agents.base import policy_entry
+from card_envs.agents.specs import AgentSpec
 from card_envs.core.batched import SKIP
 from card_envs.registry import make_vec
 
@@ -122,15 +124,19 @@ class Chunk:
         return len(self.agent_of_seat)
 
 
-def _build_agent(spec: str | Agent, env_id: str, seed: int, config: dict) -> Agent:
+def _build_agent(spec: str | AgentSpec | Agent, env_id: str, seed: int, config: dict) -> Agent:
     if isinstance(spec, Agent):
         return copy.deepcopy(spec)  # each chunk starts from the agent as it was given
     return make_agent(spec, env_id, seed=seed, **config)
 
 
-def agent_label(agent: str | Agent) -> str:
+def agent_label(agent: str | AgentSpec | Agent) -> str:
     """How an agent of a field is named in messages and tables: its spec, or its name."""
-    return agent if isinstance(agent, str) else getattr(agent, "name", type(agent).__name__)
+    if isinstance(agent, str):
+        return agent
+    if isinstance(agent, AgentSpec):
+        return agent.text
+    return getattr(agent, "name", type(agent).__name__)
 
 
 def _illegal(chunk: Chunk, k: int, chosen: np.ndarray, masks: np.ndarray) -> None:
@@ -167,6 +173,7 @@ def play_chunk(chunk: Chunk) -> GameBatch:
     done = np.zeros(m, dtype=bool)
     actions = np.full(m, SKIP, dtype=np.int64)
     rows = np.arange(m)
+    ids = chunk.seed + rows  # each game's id for agents that keep state per game
     log: list[np.ndarray] = []
     policies = [[] for _ in range(m)] if chunk.record and chunk.record_policy else None
     num_actions = venv.num_actions
@@ -183,10 +190,10 @@ def play_chunk(chunk: Chunk) -> GameBatch:
             sel = hit.nonzero()[0]
             t0 = time.perf_counter()
             if policies is None:
-                chosen = agent.act_positions(obs[sel], masks[sel], venv.states[sel])
+                chosen = agent.act_positions(obs[sel], masks[sel], venv.states[sel], ids[sel])
             else:
                 chosen, probs, values = agent.act_with_policy(
-                    obs[sel], masks[sel], venv.states[sel]
+                    obs[sel], masks[sel], venv.states[sel], ids[sel]
                 )
                 for j, i in enumerate(sel.tolist()):
                     policies[i].append(
@@ -229,7 +236,7 @@ def play_chunk(chunk: Chunk) -> GameBatch:
         wins,
         lengths,
         truncated,
-        seeds=chunk.seed + np.arange(m, dtype=np.int64),
+        seeds=ids.astype(np.int64),
         actions=recorded,
         moves=moves,
         think=think,

@@ -20,17 +20,22 @@ A tqdm progress bar on stderr counts finished games when stderr is a terminal
 
 from __future__ import annotations
 
+import csv
+import json
 import math
+import os
 import time
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from card_envs.agents import Agent, make_agent
 from card_envs.agents.human import check_unattended
+from card_envs.agents.specs import spec_digest
 from card_envs.core import layout
 from card_envs.evaluation.arena import Chunk, GameBatch, agent_label, check_seed, derive_seed
 from card_envs.evaluation.pool import check_workers, progress_bar, run_chunks
@@ -54,6 +59,7 @@ class Evaluation(Sequence):
     agents: list[AgentStats]
     results: GameBatch
     seconds: float
+    digests: list[str] | None = None  # per agent, what its spec loads (`spec_digest`)
 
     def __getitem__(self, i):
         return self.agents[i]
@@ -82,6 +88,64 @@ class Evaluation(Sequence):
                 f"{s.ms_per_move:>8.3f}"
             )
         return "\n".join(lines)
+
+    def as_dict(self) -> dict:
+        """Everything needed to read the result again or to compare it with another: the
+        table, the intervals, the game and its config, the seeds, and each agent's digest."""
+        n = len(self.agents)
+        digests = self.digests or [""] * n
+        return {
+            "env_id": self.env_id,
+            "config": self.config,
+            "seed": self.seed,
+            "games": self.games,
+            "games_requested": self.games_requested,
+            "truncated": self.truncated,
+            "confidence": self.confidence,
+            "fair_share": 1 / n,
+            "seconds": round(self.seconds, 3),
+            "version": _version(),
+            "agents": [
+                {**s.as_dict(), "digest": d} for s, d in zip(self.agents, digests, strict=True)
+            ],
+            "game_seeds": [int(x) for x in self.results.seeds],
+        }
+
+    def write(self, path: str | os.PathLike) -> Path:
+        """The result as JSON (`as_dict`) or CSV (one row per agent, the setting repeated on
+        each), chosen by the file's suffix."""
+        path = Path(path)
+        data = self.as_dict()
+        if path.suffix not in (".json", ".csv"):
+            raise ValueError(f"--out {path}: the file must end in .json or .csv")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.suffix == ".json":
+            path.write_text(json.dumps(data, indent=1, allow_nan=True) + "\n")
+            return path
+        setting = {k: data[k] for k in ("env_id", "seed", "confidence", "fair_share")}
+        setting["games_played"] = data["games"]
+        setting["config"] = json.dumps(self.config, sort_keys=True)
+        with path.open("w", newline="") as f:
+            writer = csv.writer(f)
+            header = ["agent", "spec", "digest", "games", "win_rate", "win_rate_low",
+                      "win_rate_high", "mean_reward", "mean_reward_low", "mean_reward_high",
+                      "mean_score", "mean_score_low", "mean_score_high", "ms_per_move",
+                      "seat_games", *setting]  # fmt: skip
+            writer.writerow(header)
+            for a in data["agents"]:
+                writer.writerow([
+                    a["name"], a["spec"], a["digest"], a["games"], a["win_rate"],
+                    *a["win_rate_ci"], a["mean_reward"], *a["mean_reward_ci"], a["mean_score"],
+                    *a["mean_score_ci"], a["ms_per_move"],
+                    " ".join(map(str, a["seat_games"])), *setting.values(),
+                ])  # fmt: skip
+        return path
+
+
+def _version() -> str:
+    from card_envs import __version__
+
+    return __version__
 
 
 def _half(ci: tuple[float, float]) -> str:
@@ -113,6 +177,7 @@ def evaluate(
     record: bool = False,
     record_policy: bool = False,
     positions: Sequence[dict] | None = None,
+    names: Sequence[str | None] | None = None,
     **config: Any,
 ) -> Evaluation:
     """Seat-balanced games of `env_id` between `agents` (specs or Agent objects, one per
@@ -126,6 +191,8 @@ def evaluate(
     With `positions` (state dicts of running games, e.g. `card_envs.positions`), the games
     start from them instead of fresh deals: `games` games from each position, seat-balanced
     per position, so every agent plays each position from every seat.
+
+    `names` label the agents in the table (None: the spec, or the Agent's name).
     """
     field = list(agents)
     n = len(field)
@@ -184,10 +251,18 @@ def evaluate(
     t0 = time.perf_counter()
     results = GameBatch.concat(_drive(chunks, workers, progress, env_id))
     seconds = time.perf_counter() - t0
-    names = [agent_label(a) for a in field]
-    specs = [a if isinstance(a, str) else getattr(a, "spec", names[k]) for k, a in enumerate(field)]
-    stats = [agent_stats(names[k], specs[k], results, k, n, confidence) for k in range(n)]
-    return Evaluation(env_id, config, seed, total, int(games), confidence, stats, results, seconds)
+    given = list(names) if names is not None else [None] * n
+    if len(given) != n:
+        raise ValueError(f"names: {len(given)} names for {n} agents")
+    labels = [given[k] or agent_label(a) for k, a in enumerate(field)]
+    specs = [
+        a if isinstance(a, str) else getattr(a, "spec", labels[k]) for k, a in enumerate(field)
+    ]
+    stats = [agent_stats(labels[k], specs[k], results, k, n, confidence) for k in range(n)]
+    digests = [spec_digest(a, env_id) if isinstance(a, str) else "" for a in field]
+    return Evaluation(
+        env_id, config, seed, total, int(games), confidence, stats, results, seconds, digests
+    )
 
 
 def _checked_positions(env_id: str, config: dict, positions: Sequence[dict]) -> list[dict]:

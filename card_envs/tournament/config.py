@@ -60,10 +60,20 @@ _check = Checks(TournamentConfigError)
 
 @dataclass(frozen=True)
 class Entry:
-    """One agent of an event's field: a unique name and the spec that builds it."""
+    """One agent of an event's field: a unique name, the spec that builds it with its own
+    options, and the digest of what the spec loads (`agents.specs.spec_digest`): an edited
+    `py:` file or a network shipped anew is another entrant under the same spec."""
 
     name: str
     spec: str
+    options: dict = field(default_factory=dict)
+    digest: str = ""
+
+    def agent_spec(self):
+        """The parsed spec with its options, its paths made absolute for workers."""
+        from card_envs.agents.specs import parse_spec
+
+        return parse_spec(self.spec, self.options).portable()
 
 
 @dataclass(frozen=True)
@@ -140,7 +150,7 @@ EVENT_KEYS = {
     "name": "the event's name (default: the env id)",
     "env": f"one of {multi_agent_env_ids()}",
     "config": "mapping of the game's options",
-    "agents": "list of agent specs or {name, spec} mappings",
+    "agents": "list of agent specs or {name, spec, options} mappings",
     "format": f"one of {list(FORMATS)}",
     "games": "positive int: games per table (per pairing)",
     "tables": "positive int: number of random tables",
@@ -151,6 +161,7 @@ EVENT_KEYS = {
 def _entries(where: str, env_id: str, config: dict, agents: Any) -> tuple[Entry, ...]:
     from card_envs.agents import make_agent
     from card_envs.agents.human import check_unattended
+    from card_envs.agents.specs import spec_digest
 
     if not isinstance(agents, list) or not agents:
         _check.fail(where, f"agents={agents!r} must be a non-empty list of agent specs")
@@ -158,19 +169,30 @@ def _entries(where: str, env_id: str, config: dict, agents: Any) -> tuple[Entry,
     for k, item in enumerate(agents):
         at = f"{where}.agents[{k}]"
         if isinstance(item, str):
-            entry = Entry(item, item)
+            name, options = item, {}
         elif isinstance(item, dict):
-            _check.unknown_keys(at, item, {"name": "", "spec": ""})
+            keys = {"name": "", "spec": "", "options": "the agent's own options"}
+            _check.unknown_keys(at, item, keys)
             if "spec" not in item:
-                _check.fail(at, "needs a 'spec' (and optionally a 'name')")
-            spec = _check.str(at, "spec", item["spec"])
-            entry = Entry(_check.str(at, "name", item.get("name", spec)), spec)
+                _check.fail(at, "needs a 'spec' (and optionally a 'name' and 'options')")
+            item_spec = _check.str(at, "spec", item["spec"])
+            name = _check.str(at, "name", item.get("name", item_spec))
+            options = item.get("options") or {}
+            if not isinstance(options, dict):
+                _check.fail(at, f"options={options!r} must be a mapping of the agent's options")
+            item = item_spec
         else:
-            _check.fail(at, f"{item!r} must be a spec string or a mapping with 'name' and 'spec'")
+            _check.fail(
+                at,
+                f"{item!r} must be a spec string or a mapping with 'name', 'spec' and "
+                "'options' (an agent of your own is named by a py: spec, docs/specs.md)",
+            )
         try:
-            check_unattended(make_agent(entry.spec, env_id, seed=0, **config), "a tournament")
-        except (ValueError, ImportError) as err:
-            _check.fail(at, f"agent {entry.spec!r}: {err}")
+            agent = make_agent(item, env_id, seed=0, options=options, **config)
+            check_unattended(agent, "a tournament")
+            entry = Entry(name, item, dict(options), spec_digest(item, env_id))
+        except (ValueError, ImportError, OSError) as err:
+            _check.fail(at, f"agent {item!r}: {err}")
         out.append(entry)
     seen: set[str] = set()
     for e in out:

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -32,15 +31,6 @@ from card_envs.evaluation.arena import Chunk, derive_seed
 from card_envs.tournament.config import Event, TournamentConfig
 
 _TABLE_DRAW = 0x7AB1E5  # key of the table-drawing stream, apart from the chunk streams
-
-
-def portable_spec(spec: str) -> str:
-    """The spec as a worker elsewhere must see it: a relative `ppo:` or `exit:` path made
-    absolute (a Ray worker need not share the driver's working directory)."""
-    kind, sep, path = spec.partition(":")
-    if kind in ("ppo", "exit") and sep and path and not Path(path).expanduser().is_absolute():
-        return f"{kind}:{Path(path).expanduser().resolve()}"
-    return spec
 
 
 def draw_tables(event: Event, seed: int, event_index: int) -> list[tuple[int, ...]]:
@@ -81,7 +71,7 @@ class EventPlan:
         return Chunk(
             ev.env,
             ev.config,
-            tuple(portable_spec(spec) for spec in ev.specs),
+            tuple(e.agent_spec() for e in ev.agents),
             self.agent_of_seat[start:stop],
             derive_seed(seed, self.index, c),
             tuple(derive_seed(seed, self.index, c, 1 + k) for k in range(len(ev.agents))),

@@ -72,8 +72,16 @@ class Match:
         self._rewards = np.zeros(game.num_players, dtype=np.float32)
 
     @classmethod
-    def new(cls, env_id: str, config: dict[str, Any], specs: list[str], seed: int = 0) -> Match:
-        """`specs[i]` plays seat i: an agent spec, or "human" for the person (at most one)."""
+    def new(
+        cls,
+        env_id: str,
+        config: dict[str, Any],
+        specs: list[str],
+        seed: int = 0,
+        names: list[str] | None = None,
+    ) -> Match:
+        """`specs[i]` plays seat i: an agent spec, or "human" for the person (at most one);
+        `names[i]` is how the seat is shown (default: the spec)."""
         if env_id not in multi_agent_env_ids():
             raise MatchError(f"unknown env id {env_id!r}; the games are {multi_agent_env_ids()}")
         config = dict(config)
@@ -89,7 +97,8 @@ class Match:
             None if s == HUMAN else make_agent(s, env_id, seed=seed + p, **game.config)
             for p, s in enumerate(specs)
         ]
-        return cls(game, seed, agents, list(specs), humans[0] if humans else None)
+        shown = list(specs) if names is None else list(names)
+        return cls(game, seed, agents, shown, humans[0] if humans else None)
 
     @classmethod
     def replay(cls, record: dict, step: int) -> Match:
@@ -147,7 +156,7 @@ class Match:
         type(self.game).observe_kernel(self.row, p, self._obs)
         self.legal()
         chosen, probs, values = agent.act_with_policy(
-            self._obs[None], self._mask[None], self.row[None]
+            self._obs[None], self._mask[None], self.row[None], np.array([self.seed])
         )
         action = int(chosen[0])
         self._apply(action, None if probs is None else policy_entry(probs[0], values[0], action))

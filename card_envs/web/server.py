@@ -46,6 +46,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from card_envs import positions
+from card_envs.agents import make_agent
 from card_envs.agents.ppo import has_shipped_model, shipped_config
 from card_envs.core.config import Option
 from card_envs.core.scene import LOOK
@@ -98,10 +99,20 @@ def _option(name: str, opt: Option) -> dict:
     }
 
 
-def games() -> list[dict]:
+def _builds(spec: str, env_id: str, config: dict) -> bool:
+    try:
+        make_agent(spec, env_id, seed=0, **config)
+    except (ValueError, ImportError, OSError):
+        return False
+    return True
+
+
+def games(extra: dict[str, str] | None = None) -> list[dict]:
     """Each game with its options and the agents that can play it; where a trained model is
     shipped, the options default to the config it was trained with. The single-agent ids
-    (`single`: a person alone, or against the built-in computer) are played, not watched."""
+    (`single`: a person alone, or against the built-in computer) are played, not watched.
+    `extra` are the agents named on the command line (name -> spec), listed for the games
+    they build for at those options."""
     out = []
     for env_id in multi_agent_env_ids():
         cls = game_class(env_id)
@@ -118,6 +129,8 @@ def games() -> list[dict]:
                 opt["default"] = trained.get(opt["name"], opt["default"])
         if has_shipped_model(env_id, "exit"):
             agents.append("exit")
+        defaults = {opt["name"]: opt["default"] for opt in options}
+        agents += [name for name, spec in (extra or {}).items() if _builds(spec, env_id, defaults)]
         out.append(
             {
                 "env_id": env_id,
@@ -151,10 +164,24 @@ class App:
     """What the handler threads share: the matches, the replay sources and the built-in
     positions (read once, so a request picks one by name and never names a file)."""
 
-    def __init__(self, sources: Sources, sessions: Sessions | None = None) -> None:
+    def __init__(
+        self,
+        sources: Sources,
+        sessions: Sessions | None = None,
+        agents: dict[str, str] | None = None,
+    ) -> None:
+        """`agents`: the agents named on the command line (`serve --agents`), name -> spec;
+        a browser picks one by its name, never by a spec."""
         self.sources = sources
         self.sessions = sessions or Sessions()
-        self.games = games()
+        self.agents = dict(agents or {})
+        clash = sorted(set(self.agents) & {HUMAN, *BROWSER_SPECS})
+        if clash:
+            raise ValueError(
+                f"serve --agents: {clash} are names of the built-in agents; name yours "
+                "another way (NAME=SPEC)"
+            )
+        self.games = games(self.agents)
         self.positions = {name: positions.load(name) for name in positions.names()}
 
     # --- matches ------------------------------------------------------------------------
@@ -167,9 +194,12 @@ class App:
             raise RequestError(400, f"config must be an object, got {config!r}")
         if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63:
             raise RequestError(400, f"seed must be an int in 0..2^63-1, got {seed!r}")
+        allowed = [HUMAN, *BROWSER_SPECS, *self.agents]
         for spec in specs:
-            if spec not in (HUMAN, *BROWSER_SPECS):
-                raise RequestError(400, f"agent {spec!r} is not one of {[HUMAN, *BROWSER_SPECS]}")
+            if not isinstance(spec, str) or spec not in allowed:
+                raise RequestError(400, f"agent {spec!r} is not one of {allowed}")
+        asked = list(specs)
+        specs = [self.agents.get(s, s) for s in specs]
         position = self._position(body.get("position"), env_id, config, len(specs))
         if position is not None:
             config = position.state["config"]
@@ -183,7 +213,8 @@ class App:
                 raise RequestError(400, f"{env_id} is played alone: agents must be ['human']")
             match = SoloMatch(env_id, config, seed)
             return {"id": self.sessions.add(match), "view": match.view(0)}
-        match = Match.new(env_id, config, specs, seed)
+        names = [a if a in self.agents else s for a, s in zip(asked, specs, strict=True)]
+        match = Match.new(env_id, config, specs, seed, names)
         if position is not None:
             match.start_from(position.name, position.state)
         if match.human is not None:  # the seats before the person's move; a watched game waits

@@ -92,6 +92,7 @@ class LearnerSeats:
         self.final_rows = np.zeros_like(venv.states)
         self._scratch_rewards = np.zeros(n, dtype=np.float32)
         self._weights: np.ndarray | None = None
+        self._games = np.arange(m, dtype=np.int64)  # each instance's game id, for opponents
         if pool_weights is None:
             if len(opponents) != n - 1:
                 raise ValueError(f"{venv.env_id} with {n} players needs {n - 1} opponents")
@@ -161,6 +162,7 @@ class LearnerSeats:
         for agent in self.opponents:
             agent.reset()
         self._pending[:] = 0
+        self._games[:] = np.arange(self.venv.num_envs)
         self._advance(np.zeros(self.venv.num_envs, dtype=bool), None)
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict]]:
@@ -206,6 +208,8 @@ class LearnerSeats:
                 "truncated": bool(trunc[i]),
                 "opponents": [self.opponents[k].spec for k in self._who[i]],
             }
+        if len(over):  # the next games get ids no game had since the last reset
+            self._games[over] = self._games.max() + 1 + np.arange(len(over))
         if self.rotate:
             self.seat[over] = (self.seat[over] + 1) % venv.num_players
         self._draw_opponents(over)
@@ -234,7 +238,10 @@ class LearnerSeats:
                 sel = np.flatnonzero(waiting & (who == k))
                 if len(sel):
                     actions[sel] = agent.act_positions(
-                        venv.observations[sel], venv.action_masks[sel], venv.states[sel]
+                        venv.observations[sel],
+                        venv.action_masks[sel],
+                        venv.states[sel],
+                        self._games[sel],
                     )
             self.seconds["opponents"] += time.perf_counter() - t0
             self._engine_step(actions, ended, infos)
