@@ -119,3 +119,21 @@ def test_progress_bars_stay_out_of_logs_unless_asked_for(tmp_path):
 
     assert b"\r" not in stderr_of()
     assert b"\r" in stderr_of("--progress", "--restart")  # --restart: play the games again
+
+
+def test_a_logged_run_says_when_each_event_is_stored(tmp_path, capsys):
+    config = tmp_path / "two.yaml"
+    config.write_text(
+        "name: two\nprogress: false\nworkers: 1\nevents:\n"
+        "  - {env: double_or_nothing_v0, agents: [random, computer], games: 4}\n"
+        "  - {env: no_thanks_v0, agents: [random, heuristic, random_b], games: 3}\n"
+    )
+    config.write_text(config.read_text().replace("random_b", "{name: r2, spec: random}"))
+    main(["tournament", "--config", str(config), "--db", str(tmp_path / "t.sqlite"),
+          "--out", str(tmp_path / "out")])  # fmt: skip
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("event ")]
+    assert [line.split(":")[0] for line in lines] == [
+        "event double_or_nothing_v0",
+        "event no_thanks_v0",
+    ]
+    assert "all 4 games stored" in lines[0] and "all 3 games stored" in lines[1]

@@ -73,11 +73,20 @@ def run_tournament(
                 results = run_ray(chunks, config.ray_address, config.workers)
             else:
                 results = run_local(chunks, config.workers)
+            left = {p.event.name: 0 for p, _ in todo}  # games still to play per event
+            for p, c in todo:
+                left[p.event.name] += p.bounds[c][1] - p.bounds[c][0]
             with progress_bar(to_play, config.name, config.progress) as bar:
                 for i, batch in results:
                     p, c = todo[i]
                     store.add_chunk(config.name, p, c, batch)
                     bar.update(len(batch.lengths))
+                    left[p.event.name] -= len(batch.lengths)
+                    if not left[p.event.name] and bar.disable:  # a log's progress: by event
+                        echo(
+                            f"event {p.event.name}: all {p.num_games} games stored "
+                            f"({time.perf_counter() - t0:.0f} s)"
+                        )
         boards = []
         for p in plans:
             have = store.count(config.name, p.event.name)
