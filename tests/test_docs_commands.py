@@ -1,0 +1,102 @@
+"""The docs' commands: every `card-envs ...` line of the README and docs/ parses with the
+CLI's own parser, and the agent guide's files and commands run as written."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from card_envs.cli import build_parser, main
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+COMMAND = re.compile(r"^\s*(?:card-envs|python3? -m card_envs)\s+(.*)$")
+INLINE = re.compile(r"`(?:card-envs|python3? -m card_envs) ([^`]*--[^`]*)`")
+
+
+def _blocks(text: str) -> list[tuple[str, list[tuple[int, str]]]]:
+    """(language, [(line number, line)]) of every fenced block, continuation lines joined."""
+    out, lang, lines = [], None, []
+    for no, line in enumerate(text.splitlines(), 1):
+        if line.strip().startswith("```"):
+            if lang is None:
+                lang, lines = line.strip()[3:], []
+            else:
+                out.append((lang, lines))
+                lang = None
+        elif lang is not None:
+            if lines and lines[-1][1].endswith("\\"):
+                lines[-1] = (lines[-1][0], lines[-1][1][:-1] + " " + line.strip())
+            else:
+                lines.append((no, line))
+    return out
+
+
+def doc_commands() -> list:
+    """Every command line in a shell block, and every inline `card-envs ...` with an option
+    (a bare `card-envs train` in prose names the command, it is no line to run). Usage
+    synopses stand in `text` blocks."""
+    found = []
+    for page in PAGES:
+        text = page.read_text()
+        where = page.relative_to(ROOT)
+        for lang, lines in _blocks(text):
+            if lang not in ("bash", "sh", "console", "shell"):
+                continue
+            for no, line in lines:
+                m = COMMAND.match(line)
+                if m:
+                    found.append(pytest.param(m.group(1), id=f"{where}:{no}"))
+        for no, line in enumerate(text.splitlines(), 1):
+            for m in INLINE.finditer(line):
+                found.append(pytest.param(m.group(1), id=f"{where}:{no}:inline"))
+    return found
+
+
+@pytest.mark.parametrize("command", doc_commands())
+def test_every_documented_command_parses(command):
+    command = re.split(r"\s+#|&&|\|", command)[0].strip()  # a comment, a chained command
+    err = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(err):
+            build_parser().parse_args(shlex.split(command))
+    except SystemExit:
+        pytest.fail(f"card-envs {command}: {err.getvalue().strip().splitlines()[-1]}")
+
+
+GUIDE = ROOT / "docs" / "your_agent.md"
+
+
+def _guide() -> tuple[dict[str, str], list[str]]:
+    """The guide's files (a block after `<!-- file: NAME -->`) and commands (the lines of a
+    block after `<!-- run -->`)."""
+    text = GUIDE.read_text()
+    files = dict(re.findall(r"<!-- file: (\S+) -->\n```python\n(.*?)^```", text, re.S | re.M))
+    runs = re.findall(r"<!-- run -->\n```bash\n(.*?)^```", text, re.S | re.M)
+    return files, [line for block in runs for line in block.splitlines() if line.strip()]
+
+
+def test_the_agent_guide_has_its_examples():
+    files, commands = _guide()
+    assert sorted(files) == ["counting.py", "greedy.py", "net_agent.py"]
+    assert len(commands) == 5 and all(c.startswith("card-envs ") for c in commands)
+
+
+@pytest.mark.parametrize("index", range(5))
+def test_the_agent_guides_commands_run(index, tmp_path, monkeypatch, capsys):
+    pytest.importorskip("torch")
+    files, commands = _guide()
+    monkeypatch.chdir(tmp_path)
+    for name, code in files.items():
+        (tmp_path / name).write_text(code)
+    args = shlex.split(commands[index])[1:]
+    main([*args, "--no-progress"] if args[0] in ("evaluate", "tournament") else args)
+    out = capsys.readouterr().out
+    assert "games" in out
+    if "--out" in args:
+        assert (tmp_path / args[args.index("--out") + 1]).exists()
