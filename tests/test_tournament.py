@@ -25,7 +25,7 @@ from card_envs.tournament.ratings import (
     seat_ranks,
 )
 from card_envs.tournament.report import format_table
-from card_envs.tournament.schedule import plan
+from card_envs.tournament.schedule import chunks_of, plan
 
 FIELD4 = [
     "heuristic",
@@ -67,9 +67,9 @@ def test_random_tables_balance_games_and_seats(tmp_path, n, field, tables):
     ev = {"env": "no_thanks_v0", "config": {"num_players": n}, "agents": agents,
           "format": "random_tables", "tables": tables, "games": 2 * n}  # fmt: skip
     (p,) = plan(config(tmp_path, [ev]))
-    per_agent = np.bincount(np.array(p.tables).ravel(), minlength=field)
+    per_agent = np.bincount(np.array(p.members()).ravel(), minlength=field)
     assert per_agent.max() - per_agent.min() <= 1  # tables per agent within one
-    assert all(len(set(t)) == n for t in p.tables)  # nobody twice at a table
+    assert all(len(set(t)) == n for t in p.members())  # nobody twice at a table
     for a in range(field):
         seats = np.nonzero(p.agent_of_seat == a)[1]
         counts = np.bincount(seats, minlength=n)
@@ -87,8 +87,9 @@ def test_round_robin_plays_every_pairing_with_seats_alternating(tmp_path):
     cfg = config(tmp_path, [ev])
     assert any("games=5 rounded up to 6" in note for note in cfg.notes)
     (p,) = plan(cfg)
-    assert p.tables == [(0, 1), (0, 2), (1, 2)]
-    for t, (a, b) in enumerate(p.tables):
+    # every pairing, in field order; a table's members in name order (computer first)
+    assert p.members() == [(1, 0), (2, 0), (2, 1)]
+    for t, (a, b) in enumerate(p.members()):
         seats = p.agent_of_seat[p.table_of == t]
         assert len(seats) == 6
         assert (seats[:, 0] == a).sum() == 3 and (seats[:, 0] == b).sum() == 3
@@ -97,10 +98,12 @@ def test_round_robin_plays_every_pairing_with_seats_alternating(tmp_path):
 def test_chunks_cover_the_schedule_once(tmp_path):
     ev = {"env": "no_thanks_v0", "agents": FIELD4, "tables": 11, "games": 6}
     (p,) = plan(config(tmp_path, [ev], chunk_games=16))
-    covered = np.concatenate([np.arange(a, b) for a, b in p.bounds])
-    assert covered.tolist() == list(range(p.num_games))
-    seeds = {p.chunk(c, 0, False).seed for c in range(len(p.bounds))}
-    assert len(seeds) == len(p.bounds)
+    parts = chunks_of(np.arange(p.num_games), 16)
+    assert np.concatenate(parts).tolist() == list(range(p.num_games))
+    assert max(len(c) for c in parts) == 16
+    assert len(set(p.seeds.tolist())) == p.num_games  # every game its own deal
+    chunk = p.chunk(parts[1], 0, False)
+    assert list(chunk.seeds) == p.seeds[parts[1]].tolist()
 
 
 def test_relative_paths_reach_workers_as_absolute_paths(tmp_path, monkeypatch):
@@ -342,7 +345,7 @@ def test_a_changed_config_is_refused_until_restart(tmp_path):
     events = [{"env": "double_or_nothing_v0", "agents": ["random", "computer"], "games": 4}]
     run_tournament(config(tmp_path, events), write_files=False)
     changed = config(tmp_path, events, seed=5)
-    with pytest.raises(TournamentMismatch, match="different config.*--restart"):
+    with pytest.raises(TournamentMismatch, match="its seed is 0, not 5; rerun with --restart"):
         run_tournament(changed, write_files=False)
     res = run_tournament(changed, restart=True, write_files=False)
     assert res.played == 4 and res.already_stored == 0

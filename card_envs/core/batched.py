@@ -23,6 +23,7 @@ holds a copy of its solver).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numba
@@ -251,16 +252,23 @@ class BatchedEnv:
         self.__dict__.update(state)
         self._bind()
 
-    def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """New game everywhere. A seed (here or at construction) seeds instance i with seed+i;
-        without one, each instance continues its own random stream (entropy the first time)."""
+    def reset(self, seed: int | Sequence[int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """New game everywhere. A seed (here or at construction) seeds instance i with seed+i,
+        a sequence of `num_envs` seeds instance i with seeds[i]; without one, each instance
+        continues its own random stream (entropy the first time)."""
         seed = self._seed if seed is None else seed
         self._seed = None
         if seed is None and not self._started:
             seed = int(np.random.SeedSequence().entropy % (1 << 63))
         if seed is not None:
-            for i in range(self.num_envs):
-                seed_row(self.states[i], seed + i)
+            if isinstance(seed, (int, np.integer)):
+                seeds = [int(seed) + i for i in range(self.num_envs)]
+            else:
+                seeds = [int(s) for s in seed]
+                if len(seeds) != self.num_envs:
+                    raise ValueError(f"reset: {len(seeds)} seeds for {self.num_envs} instances")
+            for i, s in enumerate(seeds):
+                seed_row(self.states[i], s)
         self._batch_reset(self._buffers)
         self._started = True
         return self.observations, self.action_masks

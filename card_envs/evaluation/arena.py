@@ -104,8 +104,9 @@ class Chunk:
     """A fixed piece of a schedule: the games one worker plays in one batched env.
 
     `agents` is the field (specs or Agent objects); `agent_of_seat[i]` names, for game i, the
-    field index in each seat. Game i is dealt from `seed + i`; field agent k is built with
-    seed `agent_seeds[k]`. `key` is the caller's label, handed back untouched.
+    field index in each seat. Game i is dealt from `seeds[i]`, or `seed + i` without them;
+    field agent k is built with seed `agent_seeds[k]`. `key` is the caller's label, handed
+    back untouched.
     """
 
     env_id: str
@@ -118,6 +119,7 @@ class Chunk:
     key: Any = None
     starts: tuple[dict, ...] | None = None  # game i starts from state dict starts[i]
     record_policy: bool = False  # with `record`: each decision's policy too
+    seeds: tuple[int, ...] | None = None  # game i dealt from seeds[i] (default: seed + i)
 
     @property
     def num_games(self) -> int:
@@ -173,13 +175,14 @@ def play_chunk(chunk: Chunk) -> GameBatch:
     done = np.zeros(m, dtype=bool)
     actions = np.full(m, SKIP, dtype=np.int64)
     rows = np.arange(m)
-    ids = chunk.seed + rows  # each game's id for agents that keep state per game
+    # each game's seed, which is its id for agents that keep state per game
+    ids = chunk.seed + rows if chunk.seeds is None else np.array(chunk.seeds, dtype=np.int64)
     log: list[np.ndarray] = []
     policies = [[] for _ in range(m)] if chunk.record and chunk.record_policy else None
     num_actions = venv.num_actions
-    obs, masks = venv.reset(seed=chunk.seed)
+    obs, masks = venv.reset(seed=chunk.seed if chunk.seeds is None else chunk.seeds)
     for i, state in enumerate(chunk.starts or ()):  # its chance to come: seeded as the deal
-        venv.set_state(i, state, seed=chunk.seed + i)
+        venv.set_state(i, state, seed=int(ids[i]))
     while not done.all():
         who = np.where(done, -1, seats[rows, venv.current_player])  # field index to act
         actions[:] = SKIP

@@ -72,7 +72,7 @@ def _warm_chunks(chunks: Sequence[Chunk]) -> list[Chunk]:
             if not covered.issuperset(row):
                 rows.append(i)
                 covered.update(row)
-        out.append(replace(chunk, agent_of_seat=seats[rows], record=False))
+        out.append(replace(chunk, agent_of_seat=seats[rows], record=False, seeds=None, starts=None))
     return out
 
 

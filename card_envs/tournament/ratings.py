@@ -35,7 +35,7 @@ import numpy as np
 
 from card_envs.evaluation.arena import GameBatch, derive_seed
 from card_envs.evaluation.stats import agent_stats
-from card_envs.tournament.schedule import EventPlan
+from card_envs.tournament.schedule import EventPlan, name_key
 
 ELO_SCALE = 400 / math.log(10)
 ELO_BASE = 1500.0
@@ -173,9 +173,8 @@ def leaderboard(
     ev = plan.event
     k, n = len(ev.agents), ev.num_players
     ranks = seat_ranks(batch.scores, batch.win_share, ev.rank_by)
-    order = np.random.default_rng(derive_seed(seed, plan.index, _RATING_ORDER)).permutation(
-        len(ranks)
-    )
+    stream = derive_seed(seed, name_key(ev.name), _RATING_ORDER)
+    order = np.random.default_rng(stream).permutation(len(ranks))
     mu, sigma = openskill_ratings(k, batch.agent_of_seat, ranks, order)
     notes = []
     elo = elo_se = [None] * k

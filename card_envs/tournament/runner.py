@@ -7,13 +7,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from card_envs.evaluation.pool import progress_bar
 from card_envs.tournament.backends import run_local, run_ray
 from card_envs.tournament.config import TournamentConfig
 from card_envs.tournament.ratings import Leaderboard, leaderboard
 from card_envs.tournament.records import record_of, write_jsonl
 from card_envs.tournament.report import write_csv, write_plot
-from card_envs.tournament.schedule import EventPlan, plan
+from card_envs.tournament.schedule import EventPlan, chunks_of, plan
 from card_envs.tournament.store import Store
 
 
@@ -42,23 +44,22 @@ def run_tournament(
     agents of each event from all its stored games and write the leaderboards (CSV), plots
     (PNG) and, if asked, JSONL records to `config.out`."""
     t0 = time.perf_counter()
-    plans = plan(config)
     for note in config.notes:
         echo(f"note: {note}")
     with Store(config.db) as store:
         stored = store.open_tournament(config, restart)
-        todo: list[tuple[EventPlan, int]] = []
+        plans = plan(config, store.kept_tables(config.name))
+        todo: list[tuple[EventPlan, np.ndarray]] = []
         for p in plans:
-            counts = store.chunk_counts(config.name, p.event.name)
-            for c, (start, stop) in enumerate(p.bounds):
-                have = counts.get(c, 0)
-                if have == stop - start:
-                    continue
-                if have:  # chunks are written in one transaction; never expected
-                    store.drop_chunk(config.name, p.event.name, c)
-                todo.append((p, c))
+            store.save_tables(config.name, p)
+            have = store.stored_games(config.name, p.event.name)
+            missing = np.array(
+                [g for g in range(p.num_games) if (p.table_key(g), int(p.game_of[g])) not in have],
+                dtype=np.int64,
+            )
+            todo += [(p, games) for games in chunks_of(missing, config.chunk_games)]
         scheduled = sum(p.num_games for p in plans)
-        to_play = sum(p.bounds[c][1] - p.bounds[c][0] for p, c in todo)
+        to_play = sum(len(games) for _, games in todo)
         echo(
             f"tournament {config.name!r}: {len(plans)} event(s), {scheduled} games scheduled; "
             f"{stored} already in {config.db}, {to_play} to play"
@@ -66,20 +67,20 @@ def run_tournament(
         )
         if todo:
             chunks = [
-                p.chunk(c, config.seed, config.record_actions, config.record_policy)
-                for p, c in todo
+                p.chunk(games, config.seed, config.record_actions, config.record_policy)
+                for p, games in todo
             ]
             if config.backend == "ray":
                 results = run_ray(chunks, config.ray_address, config.workers)
             else:
                 results = run_local(chunks, config.workers)
             left = {p.event.name: 0 for p, _ in todo}  # games still to play per event
-            for p, c in todo:
-                left[p.event.name] += p.bounds[c][1] - p.bounds[c][0]
+            for p, games in todo:
+                left[p.event.name] += len(games)
             with progress_bar(to_play, config.name, config.progress) as bar:
                 for i, batch in results:
-                    p, c = todo[i]
-                    store.add_chunk(config.name, p, c, batch)
+                    p, games = todo[i]
+                    store.add_chunk(config.name, p, games, batch)
                     bar.update(len(batch.lengths))
                     left[p.event.name] -= len(batch.lengths)
                     if not left[p.event.name] and bar.disable:  # a log's progress: by event
@@ -89,10 +90,10 @@ def run_tournament(
                         )
         boards = []
         for p in plans:
-            have = store.count(config.name, p.event.name)
-            if have != p.num_games:
+            have = store.stored_games(config.name, p.event.name)
+            if len(have) < p.num_games:
                 raise RuntimeError(
-                    f"event {p.event.name}: {have} games stored, {p.num_games} scheduled"
+                    f"event {p.event.name}: {len(have)} games stored, {p.num_games} scheduled"
                 )
             boards.append(leaderboard(p, store.event_games(config.name, p), config.seed))
         files: list[Path] = []

@@ -10,9 +10,14 @@ when opened, as they get `policy`). The key (tournament, event, table, game) mak
 a game impossible to store twice. A chunk's games are written in one transaction, so a
 killed run leaves whole chunks or nothing of them.
 
-Table `tournaments`: each tournament's config and the hash of what decides its games, so
-that a rerun of the same command resumes and a changed config is refused instead of being
-mixed with the old games.
+Table `tournaments`: each tournament's seed and, per event, its game, config, format and
+every entrant ever entered (spec, options and the digest of what the spec loads), so that a
+rerun resumes, a grown config (more entrants, events, games or tables) plays only its new
+games, and a changed one (seed, an event's game or format, an entrant's spec or digest) is
+refused instead of being mixed with the old games. Table `tables_drawn`: each event's
+tables in schedule order (members and occurrence), which random tables keep when they grow.
+A game's `table_index` is its table's key (`schedule.Table.key`), `chunk` the seed of the
+first game of the chunk that played it.
 
 A file that is not a store is refused on open with a StoreError naming it, which the
 commands print as one line: not SQLite, damaged (`PRAGMA quick_check`), or another
@@ -33,7 +38,7 @@ import numpy as np
 
 from card_envs.evaluation.arena import GameBatch
 from card_envs.tournament.config import TournamentConfig
-from card_envs.tournament.schedule import EventPlan
+from card_envs.tournament.schedule import EventPlan, Table
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tournaments (
@@ -66,6 +71,14 @@ CREATE TABLE IF NOT EXISTS games (
     PRIMARY KEY (tournament, event, table_index, game)
 );
 CREATE INDEX IF NOT EXISTS games_by_chunk ON games (tournament, event, chunk);
+CREATE TABLE IF NOT EXISTS tables_drawn (
+    tournament TEXT NOT NULL,
+    event TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    members TEXT NOT NULL,
+    occurrence INTEGER NOT NULL,
+    PRIMARY KEY (tournament, event, position)
+);
 """
 
 GAME_COLUMNS = (
@@ -190,33 +203,73 @@ class Store:
 
     # --- tournaments ------------------------------------------------------------------
     def open_tournament(self, config: TournamentConfig, restart: bool = False) -> int:
-        """Register the tournament (or check it matches the one stored); with `restart`,
-        forget its games first. Returns the number of its games already stored."""
-        h = config.schedule_hash()
+        """Register the tournament, or check that the stored one can grow into `config`
+        (`growth_problem`) and record what it adds; with `restart`, forget its games first.
+        Returns the number of its games already stored."""
         with self._reading(), self.conn:
             if restart:
-                self.conn.execute("DELETE FROM games WHERE tournament = ?", (config.name,))
-                self.conn.execute("DELETE FROM tournaments WHERE name = ?", (config.name,))
+                for table, key in (("games", "tournament"), ("tables_drawn", "tournament"),
+                                   ("tournaments", "name")):  # fmt: skip
+                    self.conn.execute(f"DELETE FROM {table} WHERE {key} = ?", (config.name,))
             row = self.conn.execute(
-                "SELECT schedule_hash FROM tournaments WHERE name = ?", (config.name,)
+                "SELECT config FROM tournaments WHERE name = ?", (config.name,)
             ).fetchone()
-            if row is None:
-                self.conn.execute(
-                    "INSERT INTO tournaments VALUES (?, ?, ?, ?)",
-                    (
-                        config.name,
-                        h,
-                        json.dumps(config.schedule_dict(), default=str),
-                        time.strftime("%Y-%m-%dT%H:%M:%S"),
-                    ),
-                )
-            elif row[0] != h:
-                raise TournamentMismatch(
-                    f"tournament {config.name!r} in {self.path} was started with a different "
-                    "config (seed, events, agents or chunk size); rerun with --restart to "
-                    "discard its games, or choose another name (--name) or database (--db)"
-                )
+            registry = registry_of(config)
+            if row is not None:
+                stored = json.loads(row[0])
+                problem = growth_problem(stored, registry)
+                if problem:
+                    raise TournamentMismatch(
+                        f"tournament {config.name!r} in {self.path}: {problem}; rerun with "
+                        "--restart to discard its games, or choose another name (--name) or "
+                        "database (--db)"
+                    )
+                registry = merged(stored, registry)
+            self.conn.execute(
+                "INSERT OR REPLACE INTO tournaments VALUES (?, ?, ?, ?)",
+                (
+                    config.name,
+                    config.schedule_hash(),
+                    json.dumps(registry, sort_keys=True, default=str),
+                    time.strftime("%Y-%m-%dT%H:%M:%S"),
+                ),
+            )
         return self.count(config.name)
+
+    def kept_tables(self, tournament: str) -> dict[str, list[Table]]:
+        """Each event's stored tables, in schedule order."""
+        rows = self.conn.execute(
+            "SELECT event, members, occurrence FROM tables_drawn WHERE tournament = ? "
+            "ORDER BY event, position",
+            (tournament,),
+        )
+        out: dict[str, list[Table]] = {}
+        for event, members, occurrence in rows:
+            out.setdefault(event, []).append(Table(tuple(json.loads(members)), int(occurrence)))
+        return out
+
+    def save_tables(self, tournament: str, plan: EventPlan) -> None:
+        """The event's tables as planned (the kept ones first, in their order)."""
+        with self.conn:
+            self.conn.execute(
+                "DELETE FROM tables_drawn WHERE tournament = ? AND event = ?",
+                (tournament, plan.event.name),
+            )
+            self.conn.executemany(
+                "INSERT INTO tables_drawn VALUES (?, ?, ?, ?, ?)",
+                [
+                    (tournament, plan.event.name, k, json.dumps(list(t.members)), t.occurrence)
+                    for k, t in enumerate(plan.tables)
+                ],
+            )
+
+    def stored_games(self, tournament: str, event: str) -> set[tuple[int, int]]:
+        """(table key, game index) of every stored game of the event."""
+        rows = self.conn.execute(
+            "SELECT table_index, game FROM games WHERE tournament = ? AND event = ?",
+            (tournament, event),
+        )
+        return {(int(t), int(g)) for t, g in rows}
 
     def count(self, tournament: str, event: str | None = None) -> int:
         sql, args = "SELECT COUNT(*) FROM games WHERE tournament = ?", [tournament]
@@ -225,31 +278,20 @@ class Store:
             args.append(event)
         return int(self.conn.execute(sql, args).fetchone()[0])
 
-    def chunk_counts(self, tournament: str, event: str) -> dict[int, int]:
-        rows = self.conn.execute(
-            "SELECT chunk, COUNT(*) FROM games WHERE tournament = ? AND event = ? GROUP BY chunk",
-            (tournament, event),
-        )
-        return {int(c): int(k) for c, k in rows}
-
-    def drop_chunk(self, tournament: str, event: str, chunk: int) -> None:
-        with self.conn:
-            self.conn.execute(
-                "DELETE FROM games WHERE tournament = ? AND event = ? AND chunk = ?",
-                (tournament, event, chunk),
-            )
-
     # --- games ------------------------------------------------------------------------
-    def add_chunk(self, tournament: str, plan: EventPlan, chunk: int, batch: GameBatch) -> None:
-        """Store a finished chunk's games in one transaction."""
+    def add_chunk(
+        self, tournament: str, plan: EventPlan, games: np.ndarray, batch: GameBatch
+    ) -> None:
+        """Store a finished chunk's games (`games`: their indices in the plan) in one
+        transaction."""
         ev = plan.event
-        start, stop = plan.bounds[chunk]
-        if batch.lengths.shape[0] != stop - start:
-            raise ValueError(f"chunk {chunk} of {ev.name}: expected {stop - start} games")
+        if batch.lengths.shape[0] != len(games):
+            raise ValueError(f"a chunk of {ev.name}: expected {len(games)} games")
         config = json.dumps(ev.config, sort_keys=True)
         now = time.strftime("%Y-%m-%dT%H:%M:%S")
+        label = int(plan.seeds[games[0]])
         rows = []
-        for i in range(stop - start):
+        for i, g in enumerate(np.asarray(games).tolist()):
             seats = batch.agent_of_seat[i]
             rows.append(
                 (
@@ -257,9 +299,9 @@ class Store:
                     ev.name,
                     ev.env,
                     config,
-                    chunk,
-                    int(plan.table_of[start + i]),
-                    int(plan.game_of[start + i]),
+                    label,
+                    plan.table_key(g),
+                    int(plan.game_of[g]),
                     int(batch.seeds[i]),
                     json.dumps([ev.agents[k].name for k in seats]),
                     json.dumps([ev.agents[k].spec for k in seats]),
@@ -325,11 +367,16 @@ class Store:
         return out
 
     def event_games(self, tournament: str, plan: EventPlan) -> GameBatch:
-        """An event's stored games as arrays, in (table, game) order; `agent_of_seat` holds
-        indices into the event's field."""
+        """An event's stored games between entrants still entered, as arrays in (table,
+        game) order; `agent_of_seat` holds indices into the event's field. A removed
+        entrant's games stay stored, out of the ratings."""
         index = {e.name: k for k, e in enumerate(plan.event.agents)}
         n = plan.event.num_players
-        rows = list(self.rows(tournament, plan.event.name, actions=False))
+        rows = [
+            r
+            for r in self.rows(tournament, plan.event.name, actions=False)
+            if all(name in index for name in r["seats"])
+        ]
         m = len(rows)
 
         def arr(key, dtype=np.float64):
@@ -350,3 +397,73 @@ class Store:
             moves=timed("moves", np.int64),
             think=timed("think"),
         )
+
+
+# --- what a tournament is, and how it may grow --------------------------------------------
+def registry_of(config: TournamentConfig) -> dict:
+    """What decides a tournament's games, as stored: the seed and, per event, its game,
+    config, format, ranking and entrants (spec, options, digest)."""
+    return {
+        "version": 2,
+        "seed": config.seed,
+        "record_actions": config.record_actions,
+        "events": {
+            e.name: {
+                "env": e.env,
+                "config": e.config,
+                "format": e.format,
+                "rank_by": e.rank_by,
+                "entrants": {
+                    a.name: {"spec": a.spec, "options": a.options, "digest": a.digest}
+                    for a in e.agents
+                },
+            }
+            for e in config.events
+        },
+    }
+
+
+def growth_problem(stored: dict, new: dict) -> str | None:
+    """Why the stored tournament cannot grow into `new` (None: it can). Entrants, events,
+    games and tables may be added; the seed, an event's game, config, format or ranking, and
+    an entrant's spec, options or digest may not change."""
+    if stored.get("version") != 2:
+        return "it was stored by an earlier version of card_envs"
+    if stored["seed"] != new["seed"]:
+        return f"its seed is {stored['seed']}, not {new['seed']}"
+    if stored["record_actions"] != new["record_actions"]:
+        return f"it was played with record_actions: {str(stored['record_actions']).lower()}"
+    for name, event in new["events"].items():
+        old = stored["events"].get(name)
+        if old is None:
+            continue
+        for key in ("env", "config", "format", "rank_by"):
+            if json.dumps(old[key], sort_keys=True) != json.dumps(event[key], sort_keys=True):
+                return f"event {name!r} was played with {key} {old[key]!r}, not {event[key]!r}"
+        for entrant, entry in event["entrants"].items():
+            before = old["entrants"].get(entrant)
+            if before is None or before == entry:
+                continue
+            what = next(k for k in ("spec", "options", "digest") if before[k] != entry[k])
+            change = (
+                "what its spec loads changed (an edited file, a network shipped anew)"
+                if what == "digest"
+                else f"its {what} was {before[what]!r}, now {entry[what]!r}"
+            )
+            return (
+                f"entrant {entrant!r} of event {name!r} changed: {change}; its stored games "
+                "are the old agent's: enter the new one under another name"
+            )
+    return None
+
+
+def merged(stored: dict, new: dict) -> dict:
+    """The stored registry with what `new` adds (a removed entrant is remembered, so that
+    entering it again with other code is refused as well)."""
+    events = {name: dict(e, entrants=dict(e["entrants"])) for name, e in stored["events"].items()}
+    for name, event in new["events"].items():
+        if name in events:
+            events[name]["entrants"].update(event["entrants"])
+        else:
+            events[name] = event
+    return {**new, "events": events}

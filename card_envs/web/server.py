@@ -295,8 +295,9 @@ def _field(body: dict, name: str, kind: type) -> Any:
 
 def _int(query: dict, name: str) -> int:
     text = _text(query, name)
-    if not re.fullmatch(r"-?\d{1,18}", text):
-        raise RequestError(400, f"{name} must be an integer, got {text!r}")
+    # a table key has up to 19 digits; SQLite's integers are 64-bit
+    if not re.fullmatch(r"-?\d{1,19}", text) or abs(int(text)) >= 2**63:
+        raise RequestError(400, f"{name} must be a 64-bit integer, got {text!r}")
     return int(text)
 
 
