@@ -266,7 +266,14 @@ def _lineup_parser(sub, name: str, help: str) -> argparse.ArgumentParser:
     )
     p.add_argument("--seed", type=int, default=0)
     _progress_flag(p)
-    p.add_argument("--config", nargs="*", default=[], help="env options as key=value")
+    p.add_argument(
+        "--env-config",
+        "--config",  # the older name, kept: these commands read no YAML file
+        dest="config",
+        nargs="*",
+        default=[],
+        help="game options as key=value (--config: the same)",
+    )
     return p
 
 

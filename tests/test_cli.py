@@ -79,3 +79,14 @@ def test_config_values_are_python_or_yaml_literals():
 
     parsed = parse_config_pairs(["skip_forced=true", "play_drawn=False", "num_players=3", "x=word"])
     assert parsed == {"skip_forced": True, "play_drawn": False, "num_players": 3, "x": "word"}
+
+
+@pytest.mark.parametrize("command", ["play", "evaluate"])
+def test_game_options_are_env_config_here_too_and_config_still_works(command):
+    from card_envs.cli import build_parser
+
+    def options(flag: str) -> list[str]:
+        args = [command, "no_thanks_v0", "--agents", "random", flag, "public_tokens=false"]
+        return build_parser().parse_args(args).config
+
+    assert options("--env-config") == options("--config") == ["public_tokens=false"]
