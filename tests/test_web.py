@@ -563,3 +563,11 @@ def test_serve_refuses_a_missing_records_file(tmp_path):
     with pytest.raises(SystemExit) as err:
         main(["serve", "--port", "0", "--records", str(tmp_path / "none.jsonl")])
     assert err.value.code == 2
+
+
+def test_the_app_keeps_the_sessions_it_is_given_even_when_empty():
+    from card_envs.web.server import App
+    from card_envs.web.sources import Sources
+
+    given = Sessions()  # empty, so falsy: `sessions or Sessions()` had replaced it
+    assert App(Sources(), given).sessions is given

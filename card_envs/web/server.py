@@ -173,7 +173,7 @@ class App:
         """`agents`: the agents named on the command line (`serve --agents`), name -> spec;
         a browser picks one by its name, never by a spec."""
         self.sources = sources
-        self.sessions = sessions or Sessions()
+        self.sessions = Sessions() if sessions is None else sessions  # an empty one is falsy
         self.agents = dict(agents or {})
         clash = sorted(set(self.agents) & {HUMAN, *BROWSER_SPECS})
         if clash:

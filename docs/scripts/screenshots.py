@@ -29,7 +29,7 @@ from card_envs.web.sources import Sources  # noqa: E402
 from tests.helpers_web import click_move  # noqa: E402
 
 MOVES = {
-    "no_thanks_v0": 14,
+    "no_thanks_v0": 60,
     "surfosaurus_max_v0": 7,
     "double_or_nothing_v0": 6,
     "rummidrez_v0": 10,
