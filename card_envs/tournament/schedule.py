@@ -46,9 +46,10 @@ _AGENTS = 0xA6E27  # key of the agents' streams
 
 
 def name_key(*parts: str | int) -> int:
-    """A stable 62-bit key of names and numbers (seeds and database keys are made of it)."""
+    """A stable 53-bit key of names and numbers (seeds and database keys are made of it):
+    53 bits, so that a browser's JSON numbers hold a table's key exactly."""
     digest = hashlib.sha256("\0".join(map(str, parts)).encode()).digest()
-    return int.from_bytes(digest[:8], "little") & ((1 << 62) - 1)
+    return int.from_bytes(digest[:8], "little") & ((1 << 53) - 1)
 
 
 @dataclass(frozen=True)
