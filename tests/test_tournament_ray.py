@@ -10,6 +10,26 @@ from card_envs.tournament import parse_config, run_tournament  # noqa: E402
 
 pytestmark = pytest.mark.slow  # see pyproject's markers: out of the fast tier
 
+MINE = """
+import numpy as np
+from card_envs.agents import Agent
+
+class Mine(Agent):
+    def __init__(self, env_id, seed=None, config=None, low=False):
+        self.low = low
+    def act_batch(self, observations, masks):
+        return np.argmax(masks, axis=1) if self.low else masks.shape[1] - 1 - np.argmax(
+            masks[:, ::-1], axis=1)
+"""
+
+
+@pytest.fixture(autouse=True)
+def _user_agent_here(tmp_path, monkeypatch):
+    """A user's agent in a file of the current directory: a Ray worker, which has another
+    working directory, must load it by the absolute path the driver made of it."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mine.py").write_text(MINE)
+
 
 def _config(tmp_path, backend, **top):
     return parse_config(
@@ -31,6 +51,7 @@ def _config(tmp_path, backend, **top):
                         "random",
                         {"name": "random_b", "spec": "random"},
                         {"name": "heuristic_b", "spec": "heuristic"},
+                        {"name": "mine", "spec": "py:mine.py:Mine", "options": {"low": True}},
                     ],
                     "tables": 12,
                     "games": 6,

@@ -408,3 +408,10 @@ def test_a_tournament_refuses_an_entrant_whose_file_changed(agent_file):
     agent_file.write_text(AGENT_FILE + "\n# tuned\n")
     with pytest.raises(TournamentMismatch, match="rerun with --restart"):
         run_tournament(parse_config(raw), write_files=False)
+
+
+def test_play_seats_a_file_agent(agent_file, capsys):
+    main(["play", "no_thanks_v0", "--agents", "py:myagent.py:Greedy,heuristic,heuristic",
+          "--games", "9", "--no-progress"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert "py:myagent.py:Greedy" in out and "steps/s" in out
