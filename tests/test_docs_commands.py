@@ -100,3 +100,15 @@ def test_the_agent_guides_commands_run(index, tmp_path, monkeypatch, capsys):
     assert "games" in out
     if "--out" in args:
         assert (tmp_path / args[args.index("--out") + 1]).exists()
+
+
+def test_the_install_pages_python_runs():
+    page = ROOT / "docs" / "install.md"
+    blocks = [code for lang, code in _fenced(page.read_text()) if lang == "python"]
+    assert blocks
+    for code in blocks:
+        exec(compile(code, str(page), "exec"), {"__name__": "__main__"})
+
+
+def _fenced(text: str) -> list[tuple[str, str]]:
+    return re.findall(r"^```(\w+)\n(.*?)^```", text, re.S | re.M)
