@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 import card_envs
+from card_envs.agents.specs import split_entries, split_name
 from card_envs.registry import make_game
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_-]+$")
@@ -272,7 +273,13 @@ def run(args) -> Any:
     if args.env:
         if not args.agents:
             raise ValueError("--env needs --agents (one spec per seat)")
-        agents = args.agents.split(",")
+        agents = split_entries(args.agents)
+        named = [a for a in agents if split_name(a)[0] is not None]
+        if named:
+            raise ValueError(
+                f"dataset --agents takes specs, not NAME=SPEC ({named}): a dataset names "
+                "each seat's agent by its spec"
+            )
         config = parse_config_pairs(args.env_config)
         records = played_records(args.env, agents, args.games, args.seed, config, args.workers)
     elif args.records:

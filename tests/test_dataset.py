@@ -92,6 +92,8 @@ def test_a_tournaments_records_and_store_give_the_same_dataset(tmp_path):
         (["--records", "/nowhere.jsonl"], "no such records file"),
         (["--store", "/nowhere.sqlite", "--tournament", "t"], "no such tournament store"),
         (["--store", "/nowhere.sqlite"], "--store needs --tournament"),
+        (["--env", "no_thanks_v0", "--agents", "me=random,random,random"],
+         "dataset --agents takes specs, not NAME=SPEC (['me=random'])"),
     ],
 )  # fmt: skip
 def test_bad_requests_stop_with_a_one_line_error(argv, message, tmp_path, capsys):
