@@ -150,3 +150,16 @@ def test_the_plan_is_the_same_whatever_the_field_order_in_round_robin(tmp_path):
     a = plan(_config(tmp_path, ["random", "heuristic", "computer"], **DON))[0]
     b = plan(_config(tmp_path, ["computer", "random", "heuristic"], **DON))[0]
     assert sorted(a.seeds.tolist()) == sorted(b.seeds.tolist())
+
+
+def test_an_entrant_entered_again_gets_its_stored_tables_back(tmp_path):
+    with_it = _config(tmp_path, [*FIELD, "ismcts:20"], **NT)
+    first = run_tournament(with_it, write_files=False)
+    run_tournament(_config(tmp_path, FIELD, **NT), write_files=False)
+    stored = len(_stored(tmp_path))
+    back = run_tournament(with_it, write_files=False)
+    assert len(_stored(tmp_path)) == stored + back.played
+    assert back.leaderboards[0].games == len(_stored(tmp_path))  # everyone entered again
+    mine = [s for s in back.leaderboards[0].standings if s.name == "ismcts:20"][0]
+    was = [s for s in first.leaderboards[0].standings if s.name == "ismcts:20"][0]
+    assert mine.games >= was.games  # its old tables count again

@@ -249,7 +249,14 @@ class Store:
         return out
 
     def save_tables(self, tournament: str, plan: EventPlan) -> None:
-        """The event's tables as planned (the kept ones first, in their order)."""
+        """The event's tables as planned (the kept ones first, in their order), then the
+        stored ones the plan left out (a removed entrant's), so that entering it again
+        brings its tables back."""
+        planned = set(plan.tables)
+        left_out = [
+            t for t in self.kept_tables(tournament).get(plan.event.name, []) if t not in planned
+        ]
+        tables = [*plan.tables, *left_out]
         with self.conn:
             self.conn.execute(
                 "DELETE FROM tables_drawn WHERE tournament = ? AND event = ?",
@@ -259,7 +266,7 @@ class Store:
                 "INSERT INTO tables_drawn VALUES (?, ?, ?, ?, ?)",
                 [
                     (tournament, plan.event.name, k, json.dumps(list(t.members)), t.occurrence)
-                    for k, t in enumerate(plan.tables)
+                    for k, t in enumerate(tables)
                 ],
             )
 
