@@ -60,7 +60,8 @@ warm_caches(processes=2)
 
 # every built-in agent kind: played in `evaluate` (two worker processes), or refused for the
 # reason it cannot apply to a new game
-PLAYED = ["random", "heuristic", "ismcts:20", "ppo:" + MODEL]
+PLAYED = ["random", "heuristic", "ismcts:20", "ppo:" + MODEL,
+          f"py:{OUT}/user_agent.py:First", f"py-policy:{OUT}/user_agent.py:first"]  # fmt: skip
 REFUSED = {
     "computer": "has no computer player",  # No Thanks has no computer of its own
     "ppo": "no ppo model is shipped for " + ENV_ID,  # until one is trained and shipped
@@ -122,9 +123,29 @@ def copy_game(target: Path) -> None:
     spec.write_text(text)
 
 
+USER_AGENT = """
+import numpy as np
+
+from card_envs.agents import Agent
+
+
+class First(Agent):
+    def __init__(self, env_id, seed=None, config=None):
+        pass
+
+    def act_batch(self, observations, masks):
+        return np.argmax(masks, axis=1)
+
+
+def first(observations, masks):
+    return np.argmax(masks, axis=1)
+"""
+
+
 @pytest.mark.slow  # compiles a whole game's kernels afresh in a subprocess: about 25 s
 def test_a_copied_game_folder_runs_every_harness(tmp_path):
     copy_game(tmp_path / PACKAGE)
+    (tmp_path / "user_agent.py").write_text(USER_AGENT)  # a user's agent plays the new game
     path = os.pathsep.join([str(tmp_path), str(ROOT), os.environ.get("PYTHONPATH", "")])
     done = subprocess.run(
         [sys.executable, "-c", SCRIPT, ENV_ID, str(shipped_model("no_thanks_v0")), tmp_path],
