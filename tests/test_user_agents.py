@@ -415,3 +415,11 @@ def test_play_seats_a_file_agent(agent_file, capsys):
           "--games", "9", "--no-progress"])  # fmt: skip
     out = capsys.readouterr().out
     assert "py:myagent.py:Greedy" in out and "steps/s" in out
+
+
+def test_a_browser_agent_that_builds_for_no_game_stops_the_server_with_why(agent_file):
+    from card_envs.web.server import App
+    from card_envs.web.sources import Sources
+
+    with pytest.raises(ValueError, match="serve --agents mine=py:nope.py:X: .*no file 'nope.py'"):
+        App(Sources(), agents={"mine": "py:nope.py:X"})

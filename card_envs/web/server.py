@@ -182,6 +182,15 @@ class App:
                 "another way (NAME=SPEC)"
             )
         self.games = games(self.agents)
+        listed = {name for g in self.games for name in g["agents"]}
+        for name, spec in self.agents.items():
+            if name not in listed:  # it builds for no game: say why, for the first one
+                env_id = multi_agent_env_ids()[0]
+                try:
+                    make_agent(spec, env_id, seed=0)
+                except (ValueError, ImportError, OSError) as err:
+                    raise ValueError(f"serve --agents {name}={spec}: {err}") from None
+                raise ValueError(f"serve --agents {name}={spec}: it plays none of the games")
         self.positions = {name: positions.load(name) for name in positions.names()}
 
     # --- matches ------------------------------------------------------------------------
