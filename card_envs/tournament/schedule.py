@@ -72,12 +72,16 @@ def draw_tables(event: Event, seed: int, kept: list[Table] = ()) -> list[Table]:
         return [Table(tuple(sorted(c))) for c in itertools.combinations(names, n)]
     entered = set(names)
     tables = [t for t in kept if entered.issuperset(t.members)]
-    counts = {name: 0 for name in names}
-    seen: dict[tuple[str, ...], int] = {}
-    for t in tables:
-        seen[t.members] = seen.get(t.members, 0) + 1
-        for m in t.members:
+    counts = {name: 0 for name in names}  # tables each entrant sits at
+    seen: dict[tuple[str, ...], int] = {}  # tables of each ordered set of members
+
+    def sit(members: tuple[str, ...]) -> None:
+        seen[members] = seen.get(members, 0) + 1
+        for m in members:
             counts[m] += 1
+
+    for t in tables:
+        sit(t.members)
     stream = name_key(event.name)
     while len(tables) < event.tables or max(counts.values()) - min(counts.values()) > 1:
         rng = np.random.default_rng(derive_seed(seed, stream, _TABLE_DRAW, len(tables)))
@@ -85,9 +89,7 @@ def draw_tables(event: Event, seed: int, kept: list[Table] = ()) -> list[Table]:
         order = sorted(range(len(names)), key=lambda k: (counts[names[k]], ties[k]))
         members = tuple(names[k] for k in rng.permutation(order[:n]))
         tables.append(Table(members, seen.get(members, 0)))
-        seen[members] = seen.get(members, 0) + 1
-        for m in members:
-            counts[m] += 1
+        sit(members)
     return tables
 
 
@@ -95,9 +97,9 @@ def draw_tables(event: Event, seed: int, kept: list[Table] = ()) -> list[Table]:
 class EventPlan:
     """An event's scheduled games in (table, game) order, with their seats and seeds."""
 
-    index: int
     event: Event
     tables: list[Table]
+    keys: list[int]  # each table's key (`Table.key`)
     table_of: np.ndarray  # (games,) table index of each game
     game_of: np.ndarray  # (games,) game index within its table
     agent_of_seat: np.ndarray  # (games, num_players) field index in each seat
@@ -108,7 +110,8 @@ class EventPlan:
         return len(self.table_of)
 
     def table_key(self, g: int) -> int:
-        return self.tables[int(self.table_of[g])].key(self.event.name)
+        """The key of game `g`'s table."""
+        return self.keys[int(self.table_of[g])]
 
     def members(self) -> list[tuple[int, ...]]:
         """Each table's members as field indices."""
@@ -136,7 +139,7 @@ class EventPlan:
         )
 
 
-def plan_event(event: Event, seed: int, event_index: int, kept: list[Table] = ()) -> EventPlan:
+def plan_event(event: Event, seed: int, kept: list[Table] = ()) -> EventPlan:
     n, g = event.num_players, event.games
     tables = draw_tables(event, seed, list(kept))
     index = {name: k for k, name in enumerate(event.names)}
@@ -151,15 +154,13 @@ def plan_event(event: Event, seed: int, event_index: int, kept: list[Table] = ()
         [derive_seed(seed, keys[t], j) for t, j in zip(table_of, game_of, strict=True)],
         dtype=np.int64,
     )
-    return EventPlan(event_index, event, tables, table_of, game_of, agent_of_seat, seeds)
+    return EventPlan(event, tables, keys, table_of, game_of, agent_of_seat, seeds)
 
 
 def plan(config: TournamentConfig, kept: dict[str, list[Table]] | None = None) -> list[EventPlan]:
     """Every event's plan; `kept`: the random tables each event has in the store."""
     kept = kept or {}
-    return [
-        plan_event(e, config.seed, i, kept.get(e.name, [])) for i, e in enumerate(config.events)
-    ]
+    return [plan_event(e, config.seed, kept.get(e.name, [])) for e in config.events]
 
 
 def chunks_of(todo: np.ndarray, chunk_games: int) -> list[np.ndarray]:
