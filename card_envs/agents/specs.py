@@ -292,8 +292,7 @@ def _file_module(target: str):
     path = Path(_absolute(target))
     if not path.is_file():
         raise AgentSpecError(f"no file {target!r} (resolved from {os.getcwd()!r} to {path})")
-    source = path.read_bytes()
-    digest = hashlib.sha256(source).hexdigest()[:16]
+    digest = _digest(path.read_bytes())
     key = (str(path), digest)
     if key not in _LOADED:  # an edited file is loaded again under another module name
         name = f"card_envs_user.{re.sub(r'[^A-Za-z0-9_]', '_', path.stem)}_{digest}"
@@ -309,9 +308,15 @@ def _file_module(target: str):
     return _LOADED[key]
 
 
-def _module(target: str):
+def _search_here() -> None:
+    """Let modules be found in the current directory too, after `sys.path` (installed
+    packages come first), as `python -m` would find them."""
     if os.getcwd() not in sys.path and "" not in sys.path:
-        sys.path.append(os.getcwd())  # after sys.path: installed packages come first
+        sys.path.append(os.getcwd())
+
+
+def _module(target: str):
+    _search_here()
     return importlib.import_module(target)
 
 
@@ -329,8 +334,12 @@ def load_target(spec: AgentSpec) -> Any:
 
 
 # --- identity ---------------------------------------------------------------------------
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
 def _file_digest(path: str | os.PathLike) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+    return _digest(Path(path).read_bytes())
 
 
 def _dir_digest(path: str | os.PathLike) -> str:
@@ -344,8 +353,7 @@ def _dir_digest(path: str | os.PathLike) -> str:
 def _source_of(target: str) -> str:
     if _is_file(target):
         return _absolute(target)
-    if os.getcwd() not in sys.path and "" not in sys.path:
-        sys.path.append(os.getcwd())
+    _search_here()
     found = importlib.util.find_spec(target)
     if found is None or not found.origin or not Path(found.origin).is_file():
         raise AgentSpecError(f"cannot find module {target!r} on sys.path or here")
@@ -376,7 +384,7 @@ def spec_digest(spec: str | AgentSpec, env_id: str) -> str:
     ep = plugin_kinds()[spec.kind]
     version = ep.dist.version if ep.dist is not None else ""
     source = _source_of(ep.module)
-    return hashlib.sha256(f"{version}\0{_file_digest(source)}".encode()).hexdigest()[:16]
+    return _digest(f"{version}\0{_file_digest(source)}".encode())
 
 
 def _network_digest(env_id: str, kind: str, path: str) -> str:
@@ -384,7 +392,7 @@ def _network_digest(env_id: str, kind: str, path: str) -> str:
         return _file_digest(Path(path).expanduser())
     from card_envs.agents.ppo import shipped_model
 
-    return hashlib.sha256(shipped_model(env_id, kind).read_bytes()).hexdigest()[:16]
+    return _digest(shipped_model(env_id, kind).read_bytes())
 
 
 # --- the table -----------------------------------------------------------------------------
