@@ -228,6 +228,12 @@ def cmd_dataset(args: argparse.Namespace) -> None:
     run(args)
 
 
+def cmd_bench(args: argparse.Namespace) -> None:
+    from card_envs.bench.command import run
+
+    run(args)
+
+
 def cmd_exploit(args: argparse.Namespace) -> None:
     from card_envs.training.exploit import run
 
@@ -359,6 +365,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     build_exploit_parser(x)
 
+    b = sub.add_parser(
+        "bench",
+        help="the standard benchmark: an agent through bench-v1's fixed cells, a scorecard",
+        description="Bench agents on the versioned protocol (every game, player count and "
+        "panel agent); resumable. See docs/bench.md.",
+    )
+    from card_envs.bench.command import build_parser as build_bench_parser
+
+    build_bench_parser(b)
+
     d = sub.add_parser(
         "dataset",
         help="played games as a Minari dataset for offline RL (needs the data extra)",
@@ -409,6 +425,7 @@ def main(argv: list[str] | None = None) -> None:
         "replay": cmd_replay,
         "train": cmd_train,
         "exploit": cmd_exploit,
+        "bench": cmd_bench,
         "dataset": cmd_dataset,
     }
     if args.command == "list":

@@ -3,6 +3,7 @@ over seeded episodes, with its t-interval."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +26,8 @@ class EpisodeStats:
     mean_return: float
     mean_return_ci: tuple[float, float]
     returns: np.ndarray = field(repr=False, compare=False)
+    lengths: np.ndarray = field(repr=False, compare=False)  # the agent's decisions per episode
+    ms_per_move: float = float("nan")  # its wall time per decision
 
 
 def evaluate_episodes(
@@ -53,16 +56,22 @@ def evaluate_episodes(
     obs = [e.reset(seed=seed + i)[0] for i, e in enumerate(envs)]
     live = list(range(episodes))
     returns = np.zeros(episodes)
+    lengths = np.zeros(episodes, dtype=np.int64)
+    thinking = 0.0
     while live:
+        t0 = time.perf_counter()
         actions = actor.act_batch(
             np.stack([obs[i] for i in live]), np.stack([envs[i].action_masks() for i in live])
         )
+        thinking += time.perf_counter() - t0
         still = []
         for i, action in zip(live, actions, strict=True):
             obs[i], reward, terminated, truncated, _ = envs[i].step(int(action))
             returns[i] += reward
+            lengths[i] += 1
             if not (terminated or truncated):
                 still.append(i)
         live = still
     mean, ci = t_interval(returns, confidence)
-    return EpisodeStats(env_id, agent_label(agent), episodes, mean, ci, returns)
+    ms = 1000 * thinking / max(int(lengths.sum()), 1)
+    return EpisodeStats(env_id, agent_label(agent), episodes, mean, ci, returns, lengths, ms)

@@ -34,6 +34,60 @@ def _quiet(_: str) -> None:
     pass
 
 
+def play_missing(
+    config: TournamentConfig,
+    store: Store,
+    plans: list[EventPlan],
+    echo: Callable[[str], None] = _quiet,
+    t0: float | None = None,
+    what: str = "tournament",
+) -> tuple[int, int]:
+    """Play the games of `plans` that `store` does not hold yet, on `config`'s backend,
+    storing each chunk as it finishes (a line per finished event when there is no progress
+    bar). Returns (games scheduled, games played). The tournaments and `bench` share it."""
+    t0 = time.perf_counter() if t0 is None else t0
+    todo: list[tuple[EventPlan, np.ndarray]] = []
+    for p in plans:
+        have = store.stored_games(config.name, p.event.name)
+        missing = np.array(
+            [g for g in range(p.num_games) if (p.table_key(g), int(p.game_of[g])) not in have],
+            dtype=np.int64,
+        )
+        todo += [(p, games) for games in chunks_of(missing, config.chunk_games)]
+    scheduled = sum(p.num_games for p in plans)
+    to_play = sum(len(games) for _, games in todo)
+    echo(
+        f"{what} {config.name!r}: {len(plans)} event(s), {scheduled} games scheduled; "
+        f"{scheduled - to_play} already in {config.db}, {to_play} to play"
+        + (f" on {config.backend}" if to_play else "")
+    )
+    if not todo:
+        return scheduled, 0
+    chunks = [
+        p.chunk(games, config.seed, config.record_actions, config.record_policy)
+        for p, games in todo
+    ]
+    if config.backend == "ray":
+        results = run_ray(chunks, config.ray_address, config.workers)
+    else:
+        results = run_local(chunks, config.workers)
+    left = {p.event.name: 0 for p, _ in todo}  # games still to play per event
+    for p, games in todo:
+        left[p.event.name] += len(games)
+    with progress_bar(to_play, config.name, config.progress) as bar:
+        for i, batch in results:
+            p, games = todo[i]
+            store.add_chunk(config.name, p, games, batch)
+            bar.update(len(batch.lengths))
+            left[p.event.name] -= len(batch.lengths)
+            if not left[p.event.name] and bar.disable:  # a log's progress: by event
+                echo(
+                    f"event {p.event.name}: all {p.num_games} games stored "
+                    f"({time.perf_counter() - t0:.0f} s)"
+                )
+    return scheduled, to_play
+
+
 def run_tournament(
     config: TournamentConfig,
     restart: bool = False,
@@ -49,45 +103,9 @@ def run_tournament(
     with Store(config.db) as store:
         stored = store.open_tournament(config, restart)
         plans = plan(config, store.kept_tables(config.name))
-        todo: list[tuple[EventPlan, np.ndarray]] = []
         for p in plans:
             store.save_tables(config.name, p)
-            have = store.stored_games(config.name, p.event.name)
-            missing = np.array(
-                [g for g in range(p.num_games) if (p.table_key(g), int(p.game_of[g])) not in have],
-                dtype=np.int64,
-            )
-            todo += [(p, games) for games in chunks_of(missing, config.chunk_games)]
-        scheduled = sum(p.num_games for p in plans)
-        to_play = sum(len(games) for _, games in todo)
-        echo(
-            f"tournament {config.name!r}: {len(plans)} event(s), {scheduled} games scheduled; "
-            f"{stored} already in {config.db}, {to_play} to play"
-            + (f" on {config.backend}" if to_play else "")
-        )
-        if todo:
-            chunks = [
-                p.chunk(games, config.seed, config.record_actions, config.record_policy)
-                for p, games in todo
-            ]
-            if config.backend == "ray":
-                results = run_ray(chunks, config.ray_address, config.workers)
-            else:
-                results = run_local(chunks, config.workers)
-            left = {p.event.name: 0 for p, _ in todo}  # games still to play per event
-            for p, games in todo:
-                left[p.event.name] += len(games)
-            with progress_bar(to_play, config.name, config.progress) as bar:
-                for i, batch in results:
-                    p, games = todo[i]
-                    store.add_chunk(config.name, p, games, batch)
-                    bar.update(len(batch.lengths))
-                    left[p.event.name] -= len(batch.lengths)
-                    if not left[p.event.name] and bar.disable:  # a log's progress: by event
-                        echo(
-                            f"event {p.event.name}: all {p.num_games} games stored "
-                            f"({time.perf_counter() - t0:.0f} s)"
-                        )
+        scheduled, to_play = play_missing(config, store, plans, echo, t0)
         boards = []
         for p in plans:
             have = store.stored_games(config.name, p.event.name)
