@@ -416,6 +416,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> None:
+    if hasattr(sys.stdout, "reconfigure"):  # a log gets each line as it is printed
+        sys.stdout.reconfigure(line_buffering=True)
     args = build_parser().parse_args(argv)
     commands = {
         "serve": cmd_serve,

@@ -12,6 +12,7 @@ process.
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -187,11 +188,12 @@ def bench(
     plans = [cell_plan(c, e) for c, e in zip(playable, events, strict=True)]
     batched = [p for p in plans if p.event.env in batched_env_ids()]
     runs = [p for p in plans if p.event.env not in batched_env_ids()]
+    t0 = time.perf_counter()
     with Store(settings.db) as store:
         stored = store.open_tournament(config, settings.restart)
         echo(f"{config.name}: {len(playable)} cells, {stored} games already in {settings.db}")
-        play_missing(config, store, batched, echo, what="bench")
-        _play_runs(config, store, runs, echo)
+        _, played = play_missing(config, store, batched, echo, t0, what="bench")
+        played += _play_runs(config, store, runs, echo)
         results = [
             cell_result(c, store.event_games(config.name, p))
             for c, p in zip(playable, plans, strict=True)
@@ -199,7 +201,8 @@ def bench(
     skipped = [c for c in chosen if c not in playable]
     return Scorecard(
         protocol.VERSION, agent.text, digest, reads_rows, results, skipped,
-        complete=len(chosen) == len(protocol.CELLS) and cells is None,
+        complete=len(chosen) == len(protocol.CELLS) and cells is None, played=played,
+        seconds=time.perf_counter() - t0,
     )  # fmt: skip
 
 

@@ -79,6 +79,8 @@ class Scorecard:
     skipped: list[Cell] = field(default_factory=list)  # cells it cannot play
     complete: bool = False  # every cell of the protocol was asked for
     exploit: list[dict] = field(default_factory=list)  # `--exploit`: one entry per game
+    played: int = 0  # games and runs this run played (the others came from the store)
+    seconds: float = 0.0  # this run's wall time: the one figure of the machine, with ms/move
 
     @property
     def env_ids(self) -> list[str]:
@@ -106,6 +108,8 @@ class Scorecard:
             "cells": [{**asdict(c), "verdict": c.verdict} for c in self.cells],
             "skipped": [c.name for c in self.skipped],
             "exploit": self.exploit,
+            "played": self.played,
+            "seconds": round(self.seconds, 1),
         }
 
     def markdown(self, level: int = 2) -> str:
@@ -127,6 +131,12 @@ class Scorecard:
                 else f"partial: {len(self.cells)} cells, not the whole protocol"
             ),
         ]
+        lines.append(
+            f"- this run: {self.played:,} games played in {self.seconds:,.0f} s, the others "
+            "read from the store"
+            if self.played
+            else "- this run: every game read from the store"
+        )
         if self.skipped:
             lines.append(
                 f"- not played ({len(self.skipped)} cells): "
