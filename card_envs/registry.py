@@ -195,7 +195,8 @@ def _register_with_libraries(env_id: str) -> None:
     """A multi-agent id's single-agent view with Gymnasium, its AEC and Parallel envs with
     PettingZoo (1.27 on; older versions have modules only)."""
     view = "card_envs.wrappers.gym_env:SingleAgentEnv"
-    gymnasium.register(gym_id(env_id), view, kwargs={"env_id": env_id})
+    rows = "card_envs.wrappers.gym_vector:LearnerVectorEnv"  # `gymnasium.make_vec`'s default
+    gymnasium.register(gym_id(env_id), view, kwargs={"env_id": env_id}, vector_entry_point=rows)
     if hasattr(pettingzoo, "register"):
         for kind, factory in (("aec", "make"), ("parallel", "make_parallel")):
             pz_id = f"{NAMESPACE}/{env_id}"

@@ -46,12 +46,19 @@ class SingleAgentEnv(LegalSampling, gymnasium.Env):
         self.observation_space = self._driver.observation_space()
         self.action_space = self._legal_action_space(self._venv.num_actions)
         self._seed = seed
+        self._over = False  # the episode ended; the engine has dealt the next game
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """A new game. Without a seed after a finished episode, the game the engine dealt
+        next from the env's random stream (as the batched views and `gymnasium.make_vec`'s
+        rows play on); otherwise a deal from `seed` (or the stream)."""
         super().reset(seed=seed)
-        self._driver.reset(self._seed if seed is None else seed)
+        seed = self._seed if seed is None else seed
+        if seed is not None or not self._over:
+            self._driver.reset(seed)
         self._seed = None  # later resets continue the env's own random stream
         self._ended_seat = None
+        self._over = False
         return self._venv.observations[0].copy(), self._info()
 
     def step(self, action: int):
@@ -67,6 +74,7 @@ class SingleAgentEnv(LegalSampling, gymnasium.Env):
         if terminated[0] or truncated[0]:
             obs = info.pop("terminal_observation")
             self._ended_seat = info["seat"]
+            self._over = True
         else:
             obs = self._venv.observations[0].copy()
             info = self._info()
