@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from benchmarks import baselines, exploitability, parallelism, throughput
+from benchmarks import baselines, exploitability, gym_vector, parallelism, throughput
 from benchmarks import exit as exit_figures
 from card_envs.agents.specs import spec_digest
 from card_envs.core.threads import usable_cores
@@ -43,6 +43,20 @@ def test_baselines_page_has_every_shipped_model(tmp_path):
     envs = {json.loads(n.read_text())["env"] for n in baselines.MODELS.glob("*.json")}
     for env in envs:  # every ppo model once; the exit networks have their own page
         assert body.count(f"\n## {env}\n") == 1 and body.count(f"\n| {env} |") == 1, env
+
+
+def test_gym_vector_page_has_native_and_sync_per_row_count(tmp_path):
+    page = tmp_path / "gym_vector.md"
+    argv = ["--env", "no_thanks_v0", "--num-envs", "2", "4", "--seconds", "0.05"]
+    gym_vector.main([*argv, "--out", str(page)])
+    body = _check_head(
+        page.read_text(),
+        "Gymnasium vector envs",
+        " ".join([gym_vector.PROG, *argv, "--out", str(page)]),
+    )
+    rows = [line.split("|")[1:-1] for line in body if line.startswith("| no_thanks_v0 ")]
+    assert [r[1].strip() for r in rows] == ["2", "4"]
+    assert all(float(r[2].replace(",", "")) > 0 and r[4].strip().endswith("x") for r in rows)
 
 
 def test_throughput_page_has_the_run_table(tmp_path):
