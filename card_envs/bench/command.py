@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from card_envs.bench import protocol
@@ -72,7 +73,15 @@ def run(args: argparse.Namespace) -> list[Scorecard]:
     )
     cards = []
     for spec in args.specs:
-        card = bench(spec, env_ids=args.env, settings=settings)
+        try:
+            card = bench(spec, env_ids=args.env, settings=settings)
+        except KeyboardInterrupt:
+            print(
+                f"\ninterrupted: the finished games are in {args.db}; run the same command "
+                "again to resume",
+                file=sys.stderr,
+            )
+            raise SystemExit(130) from None
         out = Path(args.out) if args.out else default_out(card.spec)
         if args.exploit is not None:
             exploit_bounds(card, args.exploit, out, args.workers)
