@@ -261,3 +261,11 @@ def test_the_command_writes_the_scorecard_and_the_page(agent_file, tmp_path, cap
     err = capsys.readouterr().err
     assert err.startswith("card-envs: error: --env 'nope_v0': bench-v1 has cells of")
     assert math.isfinite(cards[0].cells[0].win_rate)
+
+
+def test_a_network_candidate_is_built_at_each_cells_config(tmp_path):
+    """The shipped solo network plays only its training config (hints): the candidate is
+    built at the cell's config, as its games are."""
+    cells = [c for c in small_cells() if c.env_id == "rummidrez_solo_v0" and c.panel == "random"]
+    card = bench("ppo", cells=cells, settings=Settings(db=str(tmp_path / "b.sqlite")), echo=quiet)
+    assert card.cells[0].win_rate > 0.5  # the network finishes with less than random does

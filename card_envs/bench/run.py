@@ -174,7 +174,9 @@ def bench(
     envs = list(dict.fromkeys(c.env_id for c in chosen))
     reads_rows = False
     for env_id in envs:  # a spec that cannot be built fails here, before any game
-        built = make_agent(agent, agent_env(env_id), seed=0)
+        cell = next(c for c in chosen if c.env_id == env_id)
+        config = cell.options if env_id == agent_env(env_id) else {}  # as the games build it
+        built = make_agent(agent, agent_env(env_id), seed=0, **config)
         reads_rows = reads_rows or bool(built.wants_rows)
     playable = [c for c in chosen if not (reads_rows and c.env_id not in batched_env_ids())]
     digest = candidate_digest(agent, envs)
