@@ -119,6 +119,7 @@ def stored(db: Path, tournament: str) -> list[dict]:
     return out
 
 
+@pytest.mark.slow
 def test_a_file_agent_is_benched_on_two_workers(agent_file, tmp_path):
     db = tmp_path / "bench.sqlite"
     cells = small_cells()

@@ -138,6 +138,7 @@ def test_an_illegal_action_names_its_row_and_no_row_moves():
         gymnasium.make_vec(gym_id("no_thanks_v0"), 2, autoreset_mode="sometimes")
 
 
+@pytest.mark.slow
 def test_a_cleanrl_shaped_loop_trains_over_it():
     """The loop CleanRL's ppo.py runs, with the masks from the info and NEXT_STEP's reset
     step left out of the update (its action was never taken)."""
