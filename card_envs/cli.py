@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from card_envs.agents.registry import SPEC_HELP
 from card_envs.agents.specs import split_entries, split_name
-from card_envs.commands import one_line_errors, parse_config_pairs
+from card_envs.commands import one_line_errors, parse_config_pairs, resumable
 from card_envs.registry import env_ids
 
 if TYPE_CHECKING:
@@ -155,15 +155,8 @@ def cmd_tournament(args: argparse.Namespace) -> None:
     else:
         raise ValueError("tournament needs --config FILE, or --env ID and --agents a,b,...")
     start = time.perf_counter()
-    try:
+    with resumable(config.db):
         result = run_tournament(config, restart=args.restart, echo=print)
-    except KeyboardInterrupt:
-        print(
-            f"\ninterrupted: the finished games are in {config.db}; run the same command "
-            "again to resume",
-            file=sys.stderr,
-        )
-        raise SystemExit(130) from None
     for board in result.leaderboards:
         print()
         print(format_table(board))

@@ -33,3 +33,17 @@ def one_line_errors(prog: str) -> Iterator[None]:
     except (ValueError, ImportError) as err:
         print(f"{prog}: error: {err}", file=sys.stderr)
         raise SystemExit(2) from None
+
+
+@contextmanager
+def resumable(db: object) -> Iterator[None]:
+    """Ctrl-C ends a command that stores its games as it goes (tournament, bench) with one
+    line saying where they are and how to go on."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        print(
+            f"\ninterrupted: the finished games are in {db}; run the same command again to resume",
+            file=sys.stderr,
+        )
+        raise SystemExit(130) from None

@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from card_envs.bench import protocol
 from card_envs.bench.run import DEFAULT_DB, Settings, bench, default_out, select
 from card_envs.bench.scorecard import Scorecard
+from card_envs.commands import resumable
 from card_envs.testing.report import command_line, header
 
 ABOUT = (
@@ -73,15 +73,8 @@ def run(args: argparse.Namespace) -> list[Scorecard]:
     )
     cards = []
     for spec in args.specs:
-        try:
+        with resumable(args.db):
             card = bench(spec, env_ids=args.env, settings=settings)
-        except KeyboardInterrupt:
-            print(
-                f"\ninterrupted: the finished games are in {args.db}; run the same command "
-                "again to resume",
-                file=sys.stderr,
-            )
-            raise SystemExit(130) from None
         out = Path(args.out) if args.out else default_out(card.spec)
         if args.exploit is not None:
             exploit_bounds(card, args.exploit, out, args.workers)
