@@ -48,7 +48,7 @@ def small_cells() -> list:
     for c in CELLS:
         if c.env_id not in PICKED or c.options.get("stage", 1) > 1:
             continue
-        if c.options.get("num_players", 1) > 4 or c.panel not in PANEL:
+        if c.options.get("num_players", 1) > 3 or c.panel not in PANEL:
             continue
         cells.append(dataclasses.replace(c, size=GAMES[c.kind]))
     return cells

@@ -48,13 +48,13 @@ class SuperZwierzaki(Game):
     speed_configs = (dict(num_players=2), dict(num_players=8))  # the default has 4
     compile_seconds = 63
     # the default cap where random games refill the draw pile in about half the games
-    # (after 1,200-1,600 steps) up to 4 players; a shorter one at 5 to 12 keeps the suite
-    # quick (a random 8-player game runs to thousands of steps), and the soak plays those
-    # whole
-    soak_configs = (dict(num_players=5), dict(num_players=8))
+    # (after 1,200-1,600 steps) at 3 and 4 players; a shorter one at 2 and at 5 to 12 keeps
+    # the suite quick (a random 8-player game runs to thousands of steps), and the soak
+    # plays those whole
+    soak_configs = (dict(num_players=2), dict(num_players=5), dict(num_players=8))
     test_configs = (
-        *(dict(num_players=n) for n in (2, 3, 4)),
-        *(dict(num_players=n, max_turns=300) for n in range(5, 13)),
+        *(dict(num_players=n) for n in (3, 4)),
+        *(dict(num_players=n, max_turns=300) for n in (2, *range(5, 13))),
         dict(num_players=3, explicit_call=True),
         dict(num_players=3, skip_forced=True),
         dict(num_players=3, play_drawn=True),

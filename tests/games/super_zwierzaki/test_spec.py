@@ -33,7 +33,7 @@ def _random_game(game: SuperZwierzaki, seed: int):
     "config", SuperZwierzaki.test_configs[:3] + SuperZwierzaki.test_configs[-3:]
 )
 def test_the_state_dict_holds_the_539_cards_and_observations_stay_in_bounds(config):
-    game = SuperZwierzaki(max_turns=150, **config)
+    game = SuperZwierzaki(**{**config, "max_turns": 150})
     low, high = game.obs_bounds()
     obs = np.zeros(game.obs_size, dtype=np.float32)
     expected = Counter({kind.id: kind.copies for kind in deck.KINDS})
