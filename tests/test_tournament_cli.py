@@ -24,9 +24,13 @@ def test_shipped_configs_are_valid():
     main_cfg = load_config(ROOT / "configs" / "tournaments" / "main.yaml")
     assert {e.env for e in main_cfg.events} == set(card_envs.multi_agent_env_ids())
     assert "computer" in main_cfg.events[2].specs
-    for event in main_cfg.events:  # the search beside the trained models everywhere
-        assert "ppo" in event.specs and any(s.startswith("ismcts:") for s in event.specs)
+    search_cfg = load_config(ROOT / "configs" / "tournaments" / "search.yaml")
+    for event, searched in zip(main_cfg.events, search_cfg.events, strict=True):
+        assert "ppo" in event.specs  # the trained models everywhere, the search beside them
         assert ("exit" in event.specs) == has_shipped_model(event.env, "exit"), event.env
+        assert not any(s.startswith("ismcts:") for s in event.specs)  # a quick cold start
+        added = [s for s in searched.specs if s not in event.specs]
+        assert len(added) == 1 and added[0].startswith("ismcts:"), searched.name
 
 
 def test_cli_quick_tournament_and_replay(tmp_path, capsys):
