@@ -86,6 +86,13 @@ def single_agent_env_ids() -> list[str]:
     return sorted(_SINGLE_AGENT)
 
 
+def agent_env_id(env_id: str) -> str:
+    """The id whose agents play `env_id`: a single-agent env's `agent_env` (the multi-agent
+    id with its observations and actions, or its own id), else `env_id` itself."""
+    single = _SINGLE_AGENT.get(env_id)
+    return env_id if single is None else single.agent_env
+
+
 def run_env_id(env_id: str) -> str | None:
     """The single-agent env that plays `env_id`'s agents against the game's built-in computer
     (one whose `agent_env` is `env_id`: `double_or_nothing_run_v0`), or None."""

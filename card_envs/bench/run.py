@@ -28,7 +28,7 @@ from card_envs.bench.scorecard import Scorecard, cell_result
 from card_envs.evaluation.arena import GameBatch, derive_seed
 from card_envs.evaluation.episodes import evaluate_episodes
 from card_envs.evaluation.pool import progress_bar
-from card_envs.registry import batched_env_ids, make
+from card_envs.registry import agent_env_id, batched_env_ids
 from card_envs.tournament.config import Entry, Event, TournamentConfig
 from card_envs.tournament.runner import play_missing
 from card_envs.tournament.schedule import EventPlan, Table, name_key
@@ -55,13 +55,6 @@ class Settings:
     restart: bool = False
 
 
-def agent_env(env_id: str) -> str:
-    """The env whose agents play `env_id` (a single-agent env's `agent_env`)."""
-    if env_id in batched_env_ids():
-        return env_id
-    return type(make(env_id)).agent_env
-
-
 def select(env_ids: Sequence[str] | None, cells: Sequence[Cell] = protocol.CELLS) -> list[Cell]:
     """The protocol's cells of `env_ids` (None: all of them)."""
     if not env_ids:
@@ -73,28 +66,31 @@ def select(env_ids: Sequence[str] | None, cells: Sequence[Cell] = protocol.CELLS
     return [c for c in cells if c.env_id in env_ids]
 
 
-def check_panel(cells: Sequence[Cell]) -> None:
-    """Refuse to run a protocol whose panel networks are not the ones it was frozen with."""
-    for env_id, agent in sorted({(agent_env(c.env_id), c.panel) for c in cells}):
+def panel_digests(cells: Sequence[Cell]) -> dict[tuple[str, str], str]:
+    """What each panel agent of `cells` loads, by (agent env, spec); a protocol whose panel
+    networks are not the ones it was frozen with is refused."""
+    digests = {}
+    for env_id, agent in sorted({(agent_env_id(c.env_id), c.panel) for c in cells}):
+        digest = digests[env_id, agent] = spec_digest(agent, env_id)
         frozen = protocol.NETWORKS.get((env_id, agent))
-        if agent in ("ppo", "exit") and spec_digest(agent, env_id) != frozen:
+        if agent in ("ppo", "exit") and digest != frozen:
             raise BenchError(
                 f"the shipped {agent} network of {env_id} is not {protocol.VERSION}'s "
-                f"(digest {spec_digest(agent, env_id)}, the protocol's {frozen}): a network "
-                "shipped anew makes a new protocol version"
+                f"(digest {digest}, the protocol's {frozen}): a network shipped anew makes "
+                "a new protocol version"
             )
+    return digests
 
 
 def candidate_digest(spec: AgentSpec, env_ids: Sequence[str]) -> str:
     """One digest of what the spec loads for every env it is benched on."""
-    parts = [f"{e}={spec_digest(spec, agent_env(e))}" for e in env_ids]
+    parts = [f"{e}={spec_digest(spec, agent_env_id(e))}" for e in env_ids]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 
-def _event(cell: Cell, spec: AgentSpec, digest: str) -> Event:
-    env_id = agent_env(cell.env_id)
+def _event(cell: Cell, spec: AgentSpec, digest: str, panel_digest: str) -> Event:
     candidate = Entry(CANDIDATE, spec.text, {}, digest)
-    panel = Entry(cell.panel, cell.panel, {}, spec_digest(cell.panel, env_id))
+    panel = Entry(cell.panel, cell.panel, {}, panel_digest)
     return Event(
         cell.name, cell.env_id, cell.options, (candidate, panel), cell.num_players,
         "bench", cell.games, None, "win",
@@ -169,18 +165,18 @@ def bench(
     """Bench the agent `spec` (with its `options`) on the protocol's cells of `env_ids`
     (None: every cell) and return its scorecard. `cells` replaces the protocol's (tests)."""
     chosen = select(env_ids, protocol.CELLS if cells is None else cells)
-    check_panel(chosen)
+    panel = panel_digests(chosen)
     agent = parse_spec(spec, options).portable()
     envs = list(dict.fromkeys(c.env_id for c in chosen))
     reads_rows = False
     for env_id in envs:  # a spec that cannot be built fails here, before any game
         cell = next(c for c in chosen if c.env_id == env_id)
-        config = cell.options if env_id == agent_env(env_id) else {}  # as the games build it
-        built = make_agent(agent, agent_env(env_id), seed=0, **config)
+        config = cell.options if env_id == agent_env_id(env_id) else {}  # as games build it
+        built = make_agent(agent, agent_env_id(env_id), seed=0, **config)
         reads_rows = reads_rows or bool(built.wants_rows)
     playable = [c for c in chosen if not (reads_rows and c.env_id not in batched_env_ids())]
     digest = candidate_digest(agent, envs)
-    events = [_event(c, agent, digest) for c in playable]
+    events = [_event(c, agent, digest, panel[agent_env_id(c.env_id), c.panel]) for c in playable]
     config = TournamentConfig(
         name=f"{protocol.VERSION}:{agent.text}:{digest}", seed=protocol.SEED, db=settings.db,
         out="", backend=settings.backend, workers=settings.workers,
