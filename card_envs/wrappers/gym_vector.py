@@ -75,11 +75,7 @@ class LearnerVectorEnv(LegalSampling, VectorEnv):
         game = self._venv.game
         self.num_envs = self._venv.num_envs
         self.padding = Padding(game) if pad else None
-        if self.padding is None:
-            self.single_observation_space = self.driver.observation_space()
-        else:
-            low, high = self.padding.bounds(game)
-            self.single_observation_space = gymnasium.spaces.Box(low, high, dtype=np.float32)
+        self.single_observation_space = self.driver.observation_space(self.padding)
         self.single_action_space = self._legal_action_space(self._venv.num_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(

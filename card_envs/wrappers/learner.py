@@ -17,6 +17,7 @@ import numpy as np
 
 from card_envs.agents import Agent, make_agent
 from card_envs.core.batched import SKIP, BatchedEnv
+from card_envs.core.padding import Padding
 from card_envs.registry import make_vec
 
 
@@ -143,9 +144,11 @@ class LearnerSeats:
             agents = build_agents(specs, env_id, seed, game.config)
         return cls(venv, agents, seat, pool_weights, seed)
 
-    def observation_space(self) -> gymnasium.spaces.Box:
-        """The learner's observation space (the game's observation bounds)."""
-        low, high = self.venv.game.obs_bounds()
+    def observation_space(self, padding: Padding | None = None) -> gymnasium.spaces.Box:
+        """The learner's observation space: the game's observation bounds, or those of the
+        layout `padding` pads every config of the game to."""
+        game = self.venv.game
+        low, high = game.obs_bounds() if padding is None else padding.bounds(game)
         return gymnasium.spaces.Box(low, high, dtype=np.float32)
 
     def reset(self, seed: int | None = None) -> None:

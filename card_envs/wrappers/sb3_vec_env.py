@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import gymnasium
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 
@@ -80,10 +79,7 @@ class SingleAgentVecEnv(_OneVecEnv):
         self.render_mode = None
         game = self._venv.game
         self.padding = Padding(game) if pad else None
-        if self.padding is None:
-            space = self.driver.observation_space()
-        else:
-            space = gymnasium.spaces.Box(*self.padding.bounds(game), dtype=np.float32)
+        space = self.driver.observation_space(self.padding)
         super().__init__(num_envs, space, self._legal_action_space(self._venv.num_actions))
         self._seed = seed
         self._actions: np.ndarray | None = None
