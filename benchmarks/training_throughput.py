@@ -1,12 +1,18 @@
 """Learner steps per second of the training backends on training configs, in one run: the
 SB3 path (MaskablePPO on the batched engine) with the env on 1 and on every core's thread
-(`num_threads`), and RLlib PPO with 1 and 2 env runners.
+(`num_threads`), RLlib PPO with 1 and 2 env runners, and all-seat self-play beside SB3.
 
     python -m benchmarks.training_throughput [--config configs/training/no_thanks_rllib.yaml]
-                                             [--seconds 90] [--threads 1 2] [--runners 1 2]
+                                             [--game no_thanks ...] [--seconds 90]
+                                             [--threads 1 2] [--runners 1 2]
                                              [--out docs/figures/training_throughput.md]
 
 `--config` is repeatable (a table each; the RLlib rows on the first config only).
+`--game NAME` (repeatable) compares the self-play trainer (`configs/training/selfplay/NAME.yaml`)
+with SB3 (`configs/training/NAME.yaml`): each at its shipped config on 1 and 2 threads (torch's
+and the env's alike; self-play also with the two counts split), and both at one shared
+setting (`shared`: the same network, epochs, minibatch and rollout size) on 1 and 2 threads.
+A learner step is a decision that entered a gradient update.
 Each variant trains the config for `--seconds` of wall time (periodic evaluations,
 checkpoints and the imitation warm start off, the smallest final evaluation) in a temporary
 directory; the figure is the run's own `training_steps_per_s` (learner steps over the
@@ -21,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 from card_envs.core.threads import usable_cores
@@ -38,14 +45,71 @@ ABOUT = (
 OFF = 10**12  # steps between periodic evaluations / checkpoints: never
 
 
-def _config(path: str, seconds: float, out: Path, threads: int | None = None):
+def _config(path: str, seconds: float, out: Path, threads: int | None = None, torch=None):
     cfg = load_config(path, total_timesteps=OFF, time_limit_minutes=seconds / 60, out=str(out))
     n = cfg.num_players
     return type(cfg)(**{
         **cfg.__dict__, "eval_every": OFF, "checkpoint_every": OFF, "snapshot_every": OFF,
         "final_eval_games": n, "eval_against": ("random",), "imitation": None,
         "num_threads": cfg.num_threads if threads is None else threads,
+        "torch_threads": cfg.torch_threads if torch is None else torch,
     })  # fmt: skip
+
+
+EVEN = [(1, 1), (2, 2)]  # (env threads, torch threads)
+SHARED_GAMES, SHARED_STEPS, SHARED_EPOCHS, SHARED_MINIBATCHES = 4096, 16, 4, 8
+
+
+def shared(cfg):
+    """`cfg` at the shared setting: about 4,096 games (a multiple of its settings) stepped 16
+    times a rollout, 4 epochs over 8 minibatches, an MLP of 128 x 128."""
+    parts = len(cfg.settings)
+    num_envs = parts * (SHARED_GAMES // parts)
+    rollout = num_envs * SHARED_STEPS
+    ppo = replace(cfg.ppo, n_steps=SHARED_STEPS, n_epochs=SHARED_EPOCHS,
+                  batch_size=rollout // SHARED_MINIBATCHES, net_arch=(128, 128))  # fmt: skip
+    return replace(cfg, num_envs=num_envs, ppo=ppo)
+
+
+def _selfplay_rows(game: str, seconds: float) -> list[tuple]:
+    """(trainer, setting, env threads, torch threads, config, learner steps/s) per variant."""
+    from card_envs.training.ppo.train import train as train_sb3
+    from card_envs.training.selfplay.train import train_selfplay
+
+    trainers = {
+        "SB3 MaskablePPO": (f"configs/training/{game}.yaml", train_sb3, EVEN),
+        "all-seat self-play": (f"configs/training/selfplay/{game}.yaml", train_selfplay,
+                               [(1, 1), (1, 2), (2, 1), (2, 2)]),
+    }  # fmt: skip
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for setting in ("shipped", "shared"):
+            for name, (path, train, splits) in trainers.items():
+                for env_threads, torch_threads in splits if setting == "shipped" else EVEN:
+                    out = Path(tmp) / f"{name}-{setting}-{env_threads}-{torch_threads}"
+                    cfg = _config(path, seconds, out, env_threads, torch_threads)
+                    cfg = shared(cfg) if setting == "shared" else cfg
+                    res = train(cfg, echo=lambda _: None)
+                    rows.append((name, setting, env_threads, torch_threads, cfg,
+                                 res["training_steps_per_s"]))  # fmt: skip
+    return rows
+
+
+def _report_selfplay(game: str, rows: list[tuple], seconds: float) -> None:
+    base = {(s, e, t): r for name, s, e, t, _, r in rows if name.startswith("SB3")}
+    cfg = rows[0][4]
+    print(f"{game}: all-seat self-play and SB3 ({cfg.env} {cfg.config}, mix {dict(cfg.mix)}), "
+          f"{seconds:g} s per variant\n")  # fmt: skip
+    print("| trainer | setting | env threads | torch threads | games x steps, minibatch, "
+          "epochs | learner steps/s | x SB3 |")  # fmt: skip
+    print("|---|---|---:|---:|---|---:|---:|")
+    for name, setting, env_t, torch_t, c, rate in rows:
+        both = max(env_t, torch_t)
+        ratio = rate / base[(setting, both, both)]
+        ppo = c.ppo
+        size = f"{c.num_envs:,} x {ppo.n_steps}, {ppo.batch_size:,}, {ppo.n_epochs}"
+        print(f"| {name} | {setting} | {env_t} | {torch_t} | {size} | {rate:,.0f} | {ratio:.2f}x |")
+    print("\nx SB3: against SB3 at the same setting on as many threads (the larger count).\n")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -64,12 +128,15 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument(
         "--runners", type=int, nargs="*", default=[1, 2], help="RLlib env runners (none: skip)"
     )
+    p.add_argument("--game", action="append", default=[], help="self-play beside SB3 (repeatable)")
     p.add_argument("--out", metavar="PAGE", help="also write the report as a figures page")
     args = p.parse_args(argv)
 
     with printed() as report:
-        for k, config in enumerate(args.config or [DEFAULT_CONFIG]):
+        for k, config in enumerate(args.config or ([] if args.game else [DEFAULT_CONFIG])):
             _report(_rows(args, config, rllib=k == 0), config, args.seconds)
+        for game in args.game:
+            _report_selfplay(game, _selfplay_rows(game, args.seconds), args.seconds)
     if args.out:
         title = "Training throughput"
         write_page(args.out, title, ABOUT, command_line(PROG, argv), report.getvalue())
@@ -77,7 +144,7 @@ def main(argv: list[str] | None = None) -> None:
 
 def _rows(args: argparse.Namespace, config: str, rllib: bool) -> list:
     """(backend, envs, learner steps/s, RLlib results or None) of each variant on `config`."""
-    from card_envs.training.train import train as train_sb3
+    from card_envs.training.ppo.train import train as train_sb3
 
     rows = []
     with tempfile.TemporaryDirectory() as tmp:

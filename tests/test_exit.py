@@ -1,4 +1,4 @@
-"""Expert iteration (card_envs/training/exit.py): the config section, the search targets,
+"""Expert iteration (card_envs/training/exit/): the config section, the search targets,
 the recorded positions, a whole run with its outputs and resume, and the `exit` agent."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from card_envs.core import layout  # noqa: E402
 from card_envs.registry import make_game, make_vec  # noqa: E402
 from card_envs.training.config import TrainConfigError, parse_config  # noqa: E402
 from card_envs.training.decisions import record  # noqa: E402
-from card_envs.training.exit import PositionPlayers, play_and_search, search_targets  # noqa: E402
+from card_envs.training.exit.rounds import PositionPlayers, play_and_search, search_targets  # noqa: E402
 
 RUN = {
     "env": "no_thanks_v0",
@@ -178,7 +178,7 @@ def test_a_run_starts_from_a_model_file_with_its_layers_and_refuses_others(tmp_p
     given beside an imitation, is refused by the config."""
     import torch
 
-    from card_envs.training.exit import load_start
+    from card_envs.training.exit.rounds import load_start
 
     source = _untrained_model("no_thanks_v0", (32, 32), seed=1, num_players=3)
     source.save(tmp_path / "start.zip")
@@ -219,8 +219,8 @@ def _rows(path: Path, drop=("minutes", "play_s", "search_s", "fit_s", "eval_s"))
 
 @pytest.mark.slow
 def test_a_run_writes_everything_resumes_as_one_and_ships_as_the_exit_agent(tmp_path, monkeypatch):
+    from card_envs.training.exit.train import train_exit
     from card_envs.training.ship import ship
-    from card_envs.training.train import train_exit
 
     quiet = dict(echo=lambda _: None)
     whole = train_exit(config(tmp_path / "whole", rounds=3, workers=2), **quiet)

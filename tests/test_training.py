@@ -20,9 +20,9 @@ from card_envs.core.threads import usable_cores  # noqa: E402
 from card_envs.training import monitor  # noqa: E402
 from card_envs.training.config import TrainConfigError, load_config, parse_config  # noqa: E402
 from card_envs.training.opponents import OpponentPool, pfsp_weights  # noqa: E402
+from card_envs.training.ppo.train import train  # noqa: E402
 from card_envs.training.run import targets  # noqa: E402
 from card_envs.training.ship import ROLLOUT_STATE, ship  # noqa: E402
-from card_envs.training.train import train  # noqa: E402
 
 pytestmark = pytest.mark.slow  # see pyproject's markers: out of the fast tier
 

@@ -2,7 +2,7 @@
 
 `ppo` without a path loads the model shipped inside the package for the env being played,
 `card_envs/models/<env_id>.zip`; `exit` the network trained by expert iteration
-(training/exit.py), `card_envs/models/<env_id>.exit.zip`. Both are MaskablePPO files, so
+(training/exit/rounds.py), `card_envs/models/<env_id>.exit.zip`. Both are MaskablePPO files, so
 `exit:path` and `ppo:path` play any such file alike.
 
 Loading is checked before anything in the file is deserialised: the path must be a zip

@@ -146,14 +146,14 @@ def show_progress(setting: bool | None, stream: TextIO) -> bool:
     return setting
 
 
-def progress_bar(total: int, desc: str, setting: bool | None):
-    """A tqdm bar on stderr counting games, shown as `show_progress` decides (without tqdm's
-    monitor thread, so that worker processes are never forked from a process with a second
-    thread of ours)."""
+def progress_bar(total: int | None, desc: str, setting: bool | None, unit: str = "game"):
+    """A tqdm bar on stderr counting games (or `unit`s), shown as `show_progress` decides
+    (without tqdm's monitor thread, so that worker processes are never forked from a process
+    with a second thread of ours)."""
     from tqdm import tqdm
 
     class _Bar(tqdm):
         monitor_interval = 0
 
     shown = show_progress(setting, sys.stderr)
-    return _Bar(total=total, desc=desc, unit="game", disable=not shown, file=sys.stderr)
+    return _Bar(total=total, desc=desc, unit=unit, disable=not shown, file=sys.stderr)

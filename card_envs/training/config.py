@@ -133,7 +133,7 @@ class ImitationSettings:
 
 @dataclass(frozen=True)
 class ExitSettings:
-    """Expert iteration instead of PPO (training/exit.py): each round searches `positions`
+    """Expert iteration instead of PPO (training/exit/rounds.py): each round searches `positions`
     decisions of games played by the current network with the `search` spec, then fits the
     network to the searches of the last `window` rounds."""
 
@@ -151,6 +151,16 @@ class ExitSettings:
     value_weight: float = 0.5  # the critic's squared error in the loss, against cross-entropy
     workers: int | None = None  # search processes (null: one per core)
     start: str | None = None  # the first network: ppo or exit (the shipped one) or a path
+
+
+@dataclass(frozen=True)
+class SelfPlaySettings:
+    """All-seat self-play instead of the one-seat PPO (training/selfplay/): every seat of
+    every game is the network being trained, and each of its decisions is a sample; a seat
+    is instead drawn from `opponents.pool` with chance `opponent_seats` (per seat and game,
+    one seat of every game always the network's), and such a seat's decisions are none."""
+
+    opponent_seats: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -195,7 +205,8 @@ class TrainConfig:
     mix: tuple[tuple[str, tuple], ...] = ()  # (option, values) trained on at once
     rllib: RLlibSettings = RLlibSettings()
     sampling: str = "uniform"  # how snapshots share `self`'s weight: uniform or pfsp
-    exit: ExitSettings | None = None  # expert iteration instead of PPO (training/exit.py)
+    exit: ExitSettings | None = None  # expert iteration instead of PPO (training/exit/rounds.py)
+    selfplay: SelfPlaySettings | None = None  # all-seat self-play PPO (training/selfplay/)
 
     @property
     def settings(self) -> list[dict]:
@@ -228,9 +239,10 @@ class TrainConfig:
         keep = {k: v for k, v in self.as_dict().items() if k not in loose}
         if keep["sampling"] == "uniform":  # runs from before the key existed still resume
             del keep["sampling"]
-        if keep["exit"] is None:  # the same: a PPO run
-            del keep["exit"]
-        else:
+        for way in ("exit", "selfplay"):  # the same: a one-seat PPO run
+            if keep[way] is None:
+                del keep[way]
+        if "exit" in keep:
             for loose_key in ("workers", "rounds"):  # where it runs; how long (like steps)
                 keep["exit"].pop(loose_key)
         scale_keys = ("num_env_runners", "address", "num_learners", "num_gpus_per_learner")
@@ -264,6 +276,7 @@ TOP_KEYS = {
     "exit": "mapping: rounds, positions, search, guide, targets, share, heuristic_seats, window, "
     "epochs, batch_size, learning_rate, value_weight, workers, start (optional: expert "
     "iteration)",
+    "selfplay": "mapping: opponent_seats (optional: all-seat self-play)",
 }
 OPPONENT_KEYS = {"pool": "", "snapshot_every": "", "snapshots": "", "sampling": ""}
 SAMPLINGS = ("uniform", "pfsp")
@@ -376,9 +389,20 @@ def _exit_start(where: str, start: Any, env_id: str) -> str | None:
     return start
 
 
-EXIT_GUIDES = ("none", "prior", "rollout", "both")  # training/exit.py's GUIDES
-EXIT_TARGETS = ("visits", "move")  # training/exit.py's search_targets
+EXIT_GUIDES = ("none", "prior", "rollout", "both")  # training/exit/rounds.py's GUIDES
+EXIT_TARGETS = ("visits", "move")  # training/exit/rounds.py's search_targets
 _EXIT_INTS = ("rounds", "positions", "window", "epochs", "batch_size")
+
+
+def _selfplay(where: str, raw: Any, num_players: int) -> SelfPlaySettings | None:
+    if raw is None:
+        return None
+    raw = _check.mapping(where, "selfplay", raw)
+    _check.unknown_keys(where, raw, set(asdict(SelfPlaySettings())))
+    if num_players == 1:
+        _check.fail(where, "a one-seat game has no other seats to play itself in: drop selfplay:")
+    share = raw.get("opponent_seats", SelfPlaySettings.opponent_seats)
+    return SelfPlaySettings(opponent_seats=_check.float(where, "opponent_seats", share, 0.0, 1.0))
 
 
 def _threads(where: str, raw: Any) -> int:
@@ -523,7 +547,8 @@ def parse_config(raw: Any, source: str = "config", default_name: str = "training
 
     ppo = _ppo(f"{source}: ppo", raw.get("ppo"))
     num_envs = _check.int(source, "num_envs", raw.get("num_envs", 64))
-    if raw.get("exit") is None and (ppo.n_steps * num_envs) % ppo.batch_size:
+    selfplay = _selfplay(f"{source}: selfplay", raw.get("selfplay"), game.num_players)
+    if raw.get("exit") is None and selfplay is None and (ppo.n_steps * num_envs) % ppo.batch_size:
         _check.fail(
             f"{source}: ppo",
             f"batch_size={ppo.batch_size} must divide n_steps x num_envs = "
@@ -568,7 +593,10 @@ def parse_config(raw: Any, source: str = "config", default_name: str = "training
         rllib=_rllib(f"{source}: rllib", raw.get("rllib")),
         sampling=sampling,
         exit=_exit(f"{source}: exit", raw.get("exit"), game),
+        selfplay=selfplay,
     )
+    if out.exit is not None and out.selfplay is not None:
+        _check.fail(source, "exit: and selfplay: are two ways of training: give one")
     if out.exit is not None and out.exit.start is not None and out.imitation is not None:
         _check.fail(source, "exit.start and imitation are both a first network: give one")
     if out.imitation is not None and out.imitation.dataset is not None:

@@ -2,7 +2,7 @@
 
 Imitation records every decision of a teacher (`training.imitation`); expert iteration a
 random share of the decisions of its position games, with their state rows for the search
-(`training.exit`). Both play until every game holding a recorded decision has ended, so each
+(`training.exit.rounds`). Both play until every game holding a recorded decision has ended, so each
 decision's return is its seat's total reward in that game (the exact return with gamma 1
 and rewards at the end of the game, as in every game here).
 """

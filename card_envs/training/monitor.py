@@ -216,8 +216,11 @@ class Monitor(BaseCallback):
         pool: OpponentPool,
         elapsed: float = 0.0,
         echo=print,
+        stop_when: Callable[[list[dict]], bool] | None = None,
     ) -> None:
         super().__init__()
+        self.stop_when = stop_when  # told each periodic evaluation's rows; True: stop
+        self.stopped_by_evaluation = False
         self.cfg = config
         self.paths = paths
         self.pool = pool
@@ -265,7 +268,7 @@ class Monitor(BaseCallback):
         if limit is not None and self.minutes() >= limit:
             self.stopped_by_time = True
             return False
-        return True
+        return not self.stopped_by_evaluation
 
     def _on_rollout_end(self) -> None:
         now = time.perf_counter()
@@ -299,6 +302,8 @@ class Monitor(BaseCallback):
             timesteps=self.num_timesteps, minutes=round(self.minutes(), 3),
         )  # fmt: skip
         self.eval_seconds += time.perf_counter() - t
+        if self.stop_when is not None and self.stop_when(rows):
+            self.stopped_by_evaluation = True
         return rows
 
     def save_checkpoint(self) -> None:

@@ -1,16 +1,23 @@
-"""What a training run of either backend (MaskablePPO here, RLlib in `training.rllib`)
-starts and ends with: its directory checked and its config written, the resume check, and
-the targets its final evaluation is held to."""
+"""What a training run of every way of training (`training.ppo`, `training.selfplay`,
+`training.exit`, `training.rllib`) starts and ends with: its directory checked and its
+config written, the resume check, the MaskablePPO network the first three train, the final
+evaluation and the targets it is held to."""
 
 from __future__ import annotations
 
 import json
 import shutil
+import time
 from pathlib import Path
+from typing import Any
 
+from card_envs.evaluation import evaluate_episodes
+from card_envs.registry import make_game, run_env_id
 from card_envs.training.config import RUN_OPPONENT, TrainConfig, TrainConfigError
+from card_envs.training.curves import plot_learning_curve
 
 FINAL_EVAL_SEED_OFFSET = 2_000_003  # final games differ from the periodic ones
+RUN_BASELINES = ("computer", "heuristic")  # play the run env's runs too; the target: heuristic
 
 
 def targets(config: TrainConfig, rows: list[dict], baseline: float | None) -> list[dict]:
@@ -74,3 +81,93 @@ def start_run(config: TrainConfig, resume: bool, restart: bool):
     _check_out(paths, resume, restart)
     (paths.out / "config.json").write_text(json.dumps(config.as_dict(), indent=2))
     return paths
+
+
+def training_env(config: TrainConfig, pool):
+    """The learner's VecEnv: `config.num_envs` games of `config.config`, or with a mix an
+    equal share for every setting with padded observations. Opponents come from `pool`
+    (a placeholder in pure self-play until the first snapshot is installed)."""
+    from card_envs.wrappers import MixedVecEnv, SingleAgentVecEnv
+
+    parts = []
+    settings = config.settings
+    for part, setting in enumerate(settings):
+        agents, weights = pool.agents_and_weights(part)
+        if config.num_players == 1:  # a one-seat game: nobody to draw
+            weights = None
+        elif not agents:
+            agents, weights = ["random"], [1.0]
+        parts.append(SingleAgentVecEnv(
+            config.env, config.num_envs // len(settings), opponents=agents, seat="rotate",
+            seed=config.seed + 7_919 * part, pool_weights=weights, pad=config.padded,
+            num_threads=config.num_threads, **setting,
+        ))  # fmt: skip
+    return MixedVecEnv(parts) if config.padded else parts[0]
+
+
+def start_model(config: TrainConfig, venv, paths, resume: bool, echo=print):
+    """The run's MaskablePPO model, loaded from its checkpoint (refused if the config
+    changed) or new, warm-started by imitation when the config asks. Returns the model, the
+    checkpoint's state (None when new), the imitation's report and its seconds."""
+    from sb3_contrib import MaskablePPO
+
+    if resume:
+        state = json.loads(paths.checkpoint_state.read_text())
+        check_resumable(config, state["fingerprint"])
+        return MaskablePPO.load(paths.checkpoint, env=venv, device="cpu"), state, None, 0.0
+    model = MaskablePPO(
+        "MlpPolicy", venv, seed=config.seed, device="cpu", verbose=0, **config.ppo.kwargs()
+    )
+    if config.imitation is None:
+        return model, None, None, 0.0
+    from card_envs.training.imitation import imitate_policy
+
+    t_imitation = time.perf_counter()
+    imitation = imitate_policy(model, config, config.imitation, echo=echo)
+    return model, None, imitation, time.perf_counter() - t_imitation
+
+
+def finish(
+    config: TrainConfig, paths, policy, when: dict, columns: list[str], curve=None, echo=print
+) -> dict[str, Any]:
+    """What every finished run reports (results.json's part shared by PPO and expert
+    iteration): the final evaluation in every setting (its rows logged with `when`), the
+    run env's baselines, the videos and the targets; and the learning curve drawn."""
+    from card_envs.training.monitor import append_rows, evaluate_policy, policy_learner
+    from card_envs.training.video import record_videos
+
+    echo(f"final evaluation: {config.final_eval_games} games per opponent")
+    rows = evaluate_policy(
+        config, policy, config.final_eval_games,
+        config.seed + FINAL_EVAL_SEED_OFFSET, workers=config.eval_workers, every_setting=True,
+    )  # fmt: skip
+    for row in rows:
+        row.update(when, kind="final")
+    append_rows(paths.evaluations, columns, rows)
+    run_baselines = {}  # games won per run by each baseline agent on the same runs
+    for spec in RUN_BASELINES if config.eval_runs else ():
+        ep = evaluate_episodes(
+            run_env_id(config.env),
+            spec,
+            config.eval_runs,
+            seed=config.seed + FINAL_EVAL_SEED_OFFSET,
+        )
+        run_baselines[spec] = {
+            "mean": ep.mean_return, "ci_low": ep.mean_return_ci[0], "ci_high": ep.mean_return_ci[1]
+        }  # fmt: skip
+    baseline = run_baselines["heuristic"]["mean"] if run_baselines else None
+    videos = (
+        record_videos(config, policy_learner(policy), paths.videos) if config.video_episodes else []
+    )
+    defaults = make_game(config.env).config
+    changed = {k: v for k, v in config.config.items() if v != defaults.get(k)}
+    plot_learning_curve(
+        paths.evaluations, paths.progress, paths.curve,
+        f"{config.name}: {config.env} {changed}", baseline, curve,
+    )  # fmt: skip
+    return {
+        "final_evaluation": rows,
+        "run_baselines": run_baselines,
+        "targets": targets(config, rows, baseline),
+        "videos": [str(v.relative_to(paths.out)) for v in videos],
+    }

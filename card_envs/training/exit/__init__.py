@@ -1,0 +1,1 @@
+"""Expert iteration: `training.exit.rounds` (the loop), `training.exit.train` (the run)."""

@@ -1,0 +1,1 @@
+"""The one-seat MaskablePPO baseline (sb3-contrib): `training.ppo.train`."""
