@@ -91,25 +91,38 @@ def _selfplay_rows(game: str, seconds: float) -> list[tuple]:
                     cfg = shared(cfg) if setting == "shared" else cfg
                     res = train(cfg, echo=lambda _: None)
                     rows.append((name, setting, env_threads, torch_threads, cfg,
-                                 res["training_steps_per_s"]))  # fmt: skip
+                                 res["training_steps_per_s"], _update_share(res)))  # fmt: skip
     return rows
 
 
+def _update_share(res: dict) -> tuple[float, float]:
+    """(µs of gradient update, µs of everything else) per learner step of a run."""
+    steps = res["timesteps"]
+    total = steps / res["training_steps_per_s"]
+    update = res["time_split_s"]["update_s"]
+    return update / steps * 1e6, (total - update) / steps * 1e6
+
+
 def _report_selfplay(game: str, rows: list[tuple], seconds: float) -> None:
-    base = {(s, e, t): r for name, s, e, t, _, r in rows if name.startswith("SB3")}
+    base = {(s, e, t): r for name, s, e, t, _, r, _ in rows if name.startswith("SB3")}
     cfg = rows[0][4]
     print(f"{game}: all-seat self-play and SB3 ({cfg.env} {cfg.config}, mix {dict(cfg.mix)}), "
           f"{seconds:g} s per variant\n")  # fmt: skip
     print("| trainer | setting | env threads | torch threads | games x steps, minibatch, "
-          "epochs | learner steps/s | x SB3 |")  # fmt: skip
-    print("|---|---|---:|---:|---|---:|---:|")
-    for name, setting, env_t, torch_t, c, rate in rows:
+          "epochs | learner steps/s | x SB3 | update µs/step | rest µs/step |")  # fmt: skip
+    print("|---|---|---:|---:|---|---:|---:|---:|---:|")
+    for name, setting, env_t, torch_t, c, rate, (update, rest) in rows:
         both = max(env_t, torch_t)
         ratio = rate / base[(setting, both, both)]
         ppo = c.ppo
         size = f"{c.num_envs:,} x {ppo.n_steps}, {ppo.batch_size:,}, {ppo.n_epochs}"
-        print(f"| {name} | {setting} | {env_t} | {torch_t} | {size} | {rate:,.0f} | {ratio:.2f}x |")
-    print("\nx SB3: against SB3 at the same setting on as many threads (the larger count).\n")
+        print(f"| {name} | {setting} | {env_t} | {torch_t} | {size} | {rate:,.0f} | {ratio:.2f}x "
+              f"| {update:.1f} | {rest:.1f} |")  # fmt: skip
+    print(
+        "\nx SB3: against SB3 at the same setting on as many threads (the larger count). "
+        "update: the gradient passes (epochs x minibatches) per learner step; rest: the "
+        "rollout (engine, opponents, the network's forward passes, bookkeeping).\n"
+    )
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -81,6 +81,13 @@ def register_game(game: type[Game]) -> None:
     _register_with_libraries(game.env_id)
 
 
+def single_agent_env_class(env_id: str) -> type:
+    """The Gymnasium env class of a single-agent id."""
+    if env_id not in _SINGLE_AGENT:
+        raise ValueError(f"{env_id!r} is not a single-agent id; they are {sorted(_SINGLE_AGENT)}")
+    return _SINGLE_AGENT[env_id]
+
+
 def single_agent_env_ids() -> list[str]:
     """The ids of the single-agent Gymnasium envs (a game against the computer, solo)."""
     return sorted(_SINGLE_AGENT)
@@ -194,15 +201,18 @@ def register_envs() -> None:
         return  # done already (card_envs reloaded): registering again would warn
     for env_id in _GAMES:
         _register_with_libraries(env_id)
-    for env_id, cls in _SINGLE_AGENT.items():
-        gymnasium.register(gym_id(env_id), f"{cls.__module__}:{cls.__name__}")
+    for env_id, cls in _SINGLE_AGENT.items():  # those on a batched engine also as rows
+        rows = f"card_envs.wrappers.gym_vector:{env_id}" if _own_game(env_id) else None
+        gymnasium.register(
+            gym_id(env_id), f"{cls.__module__}:{cls.__name__}", vector_entry_point=rows
+        )
 
 
 def _register_with_libraries(env_id: str) -> None:
     """A multi-agent id's single-agent view with Gymnasium, its AEC and Parallel envs with
     PettingZoo (1.27 on; older versions have modules only)."""
     view = "card_envs.wrappers.gym_env:SingleAgentEnv"
-    rows = "card_envs.wrappers.gym_vector:LearnerVectorEnv"  # `gymnasium.make_vec`'s default
+    rows = "card_envs.wrappers.gym_vector:learner_rows"  # `gymnasium.make_vec`'s default
     gymnasium.register(gym_id(env_id), view, kwargs={"env_id": env_id}, vector_entry_point=rows)
     if hasattr(pettingzoo, "register"):
         for kind, factory in (("aec", "make"), ("parallel", "make_parallel")):

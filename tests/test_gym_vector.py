@@ -11,8 +11,9 @@ import pytest
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
 from card_envs.core.padding import Padding
+from card_envs.games.rummidrez import engine as rummidrez_engine
 from card_envs.registry import gym_id, make_game, multi_agent_env_ids
-from card_envs.wrappers.gym_vector import LearnerVectorEnv
+from card_envs.wrappers.gym_vector import LearnerVectorEnv, MixedVectorEnv, OneSeatVectorEnv
 
 MODES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP}
 SETTINGS = {  # short games where a game's default runs long
@@ -84,6 +85,101 @@ def test_rows_play_as_the_sync_envs_do(env_id, mode):
         a_info = a[4]
         ended += int((a[2] | a[3]).sum())
     assert ended >= 2  # the games ended and the rows went on to new ones
+
+
+def step_both(a_env, b_env, steps: int, seed: int, rows: int, prefer: int | None = None) -> int:
+    """Reset both with `seed` and step them with the same random legal actions (`prefer`,
+    where legal, nine times in ten), checking every return value is the same; the number of
+    games that ended."""
+    a_obs, a_info = a_env.reset(seed=seed)
+    b_obs, b_info = b_env.reset(seed=seed)
+    assert same(a_obs, b_obs) and same(a_info, b_info)
+    rng = np.random.default_rng(0)
+    ended = 0
+    for t in range(steps):
+        actions = legal_choice(rng, a_info, rows)
+        if prefer is not None and "action_mask" in a_info:
+            take = (a_info["action_mask"][:, prefer] > 0) & (rng.random(rows) < 0.9)
+            actions = np.where(take, prefer, actions)
+        a = a_env.step(actions)
+        b = b_env.step(actions)
+        for k, (x, y) in enumerate(zip(a, b, strict=True)):
+            assert same(x, y), f"step {t}, return value {k}: {x} != {y}"
+        a_info = a[4]
+        ended += int((a[2] | a[3]).sum())
+    return ended
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_the_solo_games_rows_play_as_its_sync_envs_do(mode):
+    """rummidrez_solo_v0 on the batched engine: its own env's infos (cards_drawn, opened,
+    action_mask; at the end score and hand_empty), the same as one env a row."""
+    env_id = gym_id("rummidrez_solo_v0")
+    native = gymnasium.make_vec(env_id, 3, autoreset_mode=mode, max_placements=7)
+    assert isinstance(native, OneSeatVectorEnv)
+    sync = gymnasium.make_vec(
+        env_id,
+        3,
+        vectorization_mode="sync",
+        vector_kwargs={"autoreset_mode": MODES[mode]},
+        max_placements=7,
+    )
+    end_meld = rummidrez_engine.END_MELD  # ends a melding phase: the solo game moves on
+    assert step_both(native, sync, 400, seed=5, rows=3, prefer=end_meld) >= 2
+    with pytest.raises(ValueError, match="one seat: it takes no opponents"):
+        gymnasium.make_vec(env_id, 2, opponents="random")
+
+
+def test_the_run_env_has_no_batched_engine_and_gets_one_env_a_row():
+    env = gymnasium.make_vec(gym_id("double_or_nothing_run_v0"), 2)
+    assert isinstance(env, SyncVectorEnv)
+
+
+def sliced(info: dict, rows: slice) -> dict:
+    """A batched info's keys over `rows` only (keys no row there has left out)."""
+    out = {}
+    for key, value in info.items():
+        if key.startswith("_"):
+            continue
+        mask = info[f"_{key}"][rows]
+        if mask.any():
+            out[key] = sliced(value, rows) if isinstance(value, dict) else value[rows]
+            out[f"_{key}"] = mask
+    return out
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_a_mix_is_its_padded_parts_side_by_side(mode):
+    """Rows 0-2 play 3 players, rows 3-5 four, padded to one layout: each part's rows are
+    what that config's own padded vector env gives, seeded where the mix's rows are (row
+    i: seed + i), infos included."""
+    kw = {"opponents": "heuristic", "seat": 1, "autoreset_mode": mode}
+    mixed = gymnasium.make_vec(gym_id("no_thanks_v0"), 6, mix={"num_players": [3, 4]}, **kw)
+    assert isinstance(mixed, MixedVectorEnv)
+    assert mixed.single_observation_space.shape == (Padding(make_game("no_thanks_v0")).size,)
+    parts = [LearnerVectorEnv("no_thanks_v0", 3, num_players=n, pad=True, **kw) for n in (3, 4)]
+    halves = (slice(0, 3), slice(3, 6))
+    m_obs, m_info = mixed.reset(seed=7)
+    alone = [part.reset(seed=7 + 3 * k) for k, part in enumerate(parts)]
+    rng = np.random.default_rng(0)
+    ended = 0
+    for t in range(200):
+        for rows, (obs, info) in zip(halves, alone, strict=True):
+            assert same(m_obs[rows], obs) and same(sliced(m_info, rows), info), t
+        actions = legal_choice(rng, m_info, 6)
+        m_obs, reward, term, trunc, m_info = mixed.step(actions)
+        steps = [part.step(actions[rows]) for part, rows in zip(parts, halves, strict=True)]
+        for rows, (_, r, te, tr, _) in zip(halves, steps, strict=True):
+            assert same(reward[rows], r) and same(term[rows], te) and same(trunc[rows], tr)
+        alone = [(obs, info) for obs, _, _, _, info in steps]
+        ended += int((term | trunc).sum())
+    assert ended >= 2
+    assert m_obs in mixed.observation_space
+    mixed.reset(seed=1)
+    with pytest.raises(ValueError, match=r"illegal action 5 in row 4"):
+        mixed.step(np.array([0, 0, 0, 0, 5, 0]))
+    with pytest.raises(ValueError, match="must split evenly over the 2 settings"):
+        gymnasium.make_vec(gym_id("no_thanks_v0"), 5, mix={"num_players": [3, 4]})
 
 
 def test_next_step_returns_the_last_observation_then_the_new_game():

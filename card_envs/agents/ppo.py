@@ -2,8 +2,9 @@
 
 `ppo` without a path loads the model shipped inside the package for the env being played,
 `card_envs/models/<env_id>.zip`; `exit` the network trained by expert iteration
-(training/exit/rounds.py), `card_envs/models/<env_id>.exit.zip`. Both are MaskablePPO files, so
-`exit:path` and `ppo:path` play any such file alike.
+(training/exit/), `card_envs/models/<env_id>.exit.zip`; `selfplay` the one trained by
+all-seat self-play (training/selfplay/), `<env_id>.selfplay.zip`. All are MaskablePPO files,
+so `ppo:path`, `exit:path` and `selfplay:path` play any such file alike.
 
 Loading is checked before anything in the file is deserialised: the path must be a zip
 archive holding SB3's `data` (JSON) and `policy.pth`; the `data` JSON is read as plain JSON
@@ -395,7 +396,7 @@ class PolicyAgent(Agent):
 
 
 def shipped_policy(game, kind: str = "ppo"):
-    """`load_policy` of the model shipped for `game`'s env (`ppo` or `exit`); a config it
+    """`load_policy` of the model shipped for `game`'s env (`ppo`, `exit`, `selfplay`); a config it
     cannot play is refused naming the configs it was trained with."""
     resource = shipped_model(game.env_id, kind)
     try:
@@ -406,8 +407,8 @@ def shipped_policy(game, kind: str = "ppo"):
 
 
 class PPOAgent(PolicyAgent):
-    """A MaskablePPO model file (`ppo:path`, `exit:path`) or the model shipped for the env
-    (`ppo`, `exit`: `kind` says which)."""
+    """A MaskablePPO model file (`ppo:path`, `exit:path`, `selfplay:path`) or the model shipped
+    for the env (`ppo`, `exit`, `selfplay`: `kind` says which)."""
 
     def __init__(
         self,
@@ -432,7 +433,7 @@ class PPOAgent(PolicyAgent):
 
 
 def make_ppo_agent(spec: str, env_id: str, seed: int | None, config: dict) -> PPOAgent:
-    """`ppo` or `exit` (the model shipped for env_id), or `ppo:path` / `exit:path`."""
+    """`ppo`, `exit` or `selfplay` (the model shipped for env_id), or `KIND:path`."""
     kind, sep, path = spec.partition(":")
     if sep and not path:
         raise ModelError(

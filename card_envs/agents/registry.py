@@ -13,6 +13,7 @@ from card_envs.agents.heuristic import ComputerAgent, HeuristicAgent
 from card_envs.agents.human import HumanAgent
 from card_envs.agents.random_agent import RandomAgent
 from card_envs.agents.specs import (
+    NETWORK_KINDS,
     AgentSpec,
     AgentSpecError,
     kind_names,
@@ -73,7 +74,7 @@ def make_agent(
         from card_envs.agents.ismcts import make_ismcts_agent
 
         return make_ismcts_agent(parsed.text, make_game(env_id, **config), seed)
-    if kind in ("ppo", "exit"):
+    if kind in NETWORK_KINDS:
         from card_envs.agents.ppo import make_ppo_agent  # torch is imported only when needed
 
         return make_ppo_agent(parsed.text, env_id, seed, config)

@@ -87,6 +87,12 @@ BUILTIN_KINDS: tuple[Kind, ...] = (
         "a network trained by expert iteration: the one shipped for the env, or a file",
         path_tail=True,
     ),
+    Kind(
+        "selfplay",
+        "`selfplay`, `selfplay:PATH`",
+        "a network trained by all-seat self-play: the one shipped for the env, or a file",
+        path_tail=True,
+    ),
     Kind("rllib", "`rllib:DIR`", "an RLlib module trained with `--backend rllib`", path_tail=True),
     Kind("human", "`human`", "a person at the terminal (`card-envs play` only)"),
     Kind(
@@ -105,6 +111,7 @@ BUILTIN_KINDS: tuple[Kind, ...] = (
 )
 _BUILTIN = {k.name: k for k in BUILTIN_KINDS}
 USER_KINDS = ("py", "py-policy")
+NETWORK_KINDS = ("ppo", "exit", "selfplay")  # MaskablePPO files: card_envs/models/ or a path
 
 
 @dataclass(frozen=True)
@@ -362,7 +369,7 @@ def _source_of(target: str) -> str:
 
 def spec_digest(spec: str | AgentSpec, env_id: str) -> str:
     """A digest of what `spec` loads for `env_id`: the source file of a `py:` spec, the
-    network file of `ppo`, `exit` and `ismcts:...:net` (the shipped one where it names
+    network file of `ppo`, `exit`, `selfplay` and `ismcts:...:net` (the shipped one where it names
     none), the files of an `rllib` module, the module file and version of a plugin kind;
     '' for the built-in agents, whose code is the package's."""
     spec = parse_spec(spec)
@@ -375,7 +382,7 @@ def spec_digest(spec: str | AgentSpec, env_id: str) -> str:
         if net is None:
             return ""
         return _network_digest(env_id, "exit", "" if net == "exit" else str(net))
-    if spec.kind in ("ppo", "exit"):
+    if spec.kind in NETWORK_KINDS:
         return _network_digest(env_id, spec.kind, spec.args[0] if spec.args else "")
     if spec.kind == "rllib":
         return _dir_digest(spec.args[0])

@@ -70,7 +70,7 @@ STATIC = {  # path -> (file, content type): the only files the server sends
     "/style.css": ("style.css", "text/css; charset=utf-8"),
 }
 # ismcts plays at Game.ismcts_10ms; ppo and exit where a model is shipped
-BROWSER_SPECS = ("random", "heuristic", "computer", "ismcts", "ppo", "exit")
+BROWSER_SPECS = ("random", "heuristic", "computer", "ismcts", "ppo", "exit", "selfplay")
 REQUEST_FAULTS = {  # http.server's 5xx for what is wrong with the request, as the 4xx it is
     HTTPStatus.NOT_IMPLEMENTED: HTTPStatus.METHOD_NOT_ALLOWED,  # a method other than GET, POST
     HTTPStatus.HTTP_VERSION_NOT_SUPPORTED: HTTPStatus.BAD_REQUEST,  # HTTP/2.0 and up
@@ -127,8 +127,7 @@ def games(extra: dict[str, str] | None = None) -> list[dict]:
             agents.append("ppo")
             for opt in options:
                 opt["default"] = trained.get(opt["name"], opt["default"])
-        if has_shipped_model(env_id, "exit"):
-            agents.append("exit")
+        agents += [kind for kind in ("exit", "selfplay") if has_shipped_model(env_id, kind)]
         defaults = {opt["name"]: opt["default"] for opt in options}
         agents += [name for name, spec in (extra or {}).items() if _builds(spec, env_id, defaults)]
         out.append(

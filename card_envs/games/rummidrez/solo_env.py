@@ -35,8 +35,10 @@ ILLEGAL_SCORE = k.SOLO_FAILED + k.NUM_CARDS  # worse than any episode played to 
 class RummidrezSoloEnv(LegalSampling, gymnasium.Env):
     """Gymnasium env; `action_masks()` makes it usable by MaskablePPO directly.
 
-    `info` carries `cards_drawn` and `opened`; at the end also `score` (the solo score to
-    lower) and `hand_empty` (the game was finished, not lost to an empty deck)."""
+    `info` carries `cards_drawn`, `opened` and `action_mask`; at the end `cards_drawn`,
+    `opened`, `score` (the solo score to lower) and `hand_empty` (the game was finished, not
+    lost to an empty deck). `row_infos` and `end_info` compute them from state rows, so that
+    the vector env (`gymnasium.make_vec`) gives the same."""
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": RENDER_FPS}
     env_id = "rummidrez_solo_v0"
@@ -93,8 +95,7 @@ class RummidrezSoloEnv(LegalSampling, gymnasium.Env):
         if self._row[layout.STATUS] == layout.RUNNING:
             return self._observe(), 0.0, False, False, info
         self._over = True
-        score = int(k.solo_score(self._row))
-        info.update(score=score, hand_empty=score <= k.NUM_CARDS)
+        info = self.end_info(self._row)
         return self._observe(), float(self._rewards[SEAT]), True, False, info
 
     def _observe(self) -> np.ndarray:
@@ -102,11 +103,23 @@ class RummidrezSoloEnv(LegalSampling, gymnasium.Env):
         return self._obs.copy()
 
     def _info(self) -> dict:
-        row = self._row
+        info = {key: value[0].item() for key, value in self.row_infos(self._row[None]).items()}
+        return info | {"action_mask": self.action_masks().astype(np.int8)}
+
+    @staticmethod
+    def row_infos(rows: np.ndarray) -> dict[str, np.ndarray]:
+        """`cards_drawn` and `opened` of each state row."""
         return {
-            "cards_drawn": int(k.NUM_CARDS - row[k.DRAW_N]),
-            "opened": bool(row[k.OPENED + SEAT]),
+            "cards_drawn": (k.NUM_CARDS - rows[:, k.DRAW_N]).astype(np.int64),
+            "opened": rows[:, k.OPENED + SEAT] == 1,
         }
+
+    @classmethod
+    def end_info(cls, row: np.ndarray) -> dict:
+        """The info of the step that ended the game in `row`."""
+        info = {key: value[0].item() for key, value in cls.row_infos(row[None]).items()}
+        score = int(k.solo_score(row))
+        return info | {"score": score, "hand_empty": score <= k.NUM_CARDS}
 
     def describe_action(self, action: int) -> str:
         """`action` in words, in the current position (`Game.describe_action`)."""

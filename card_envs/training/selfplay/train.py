@@ -45,7 +45,7 @@ from card_envs.training.opponents import OpponentPool
 from card_envs.training.run import finish, start_model, start_run, training_env
 from card_envs.training.selfplay.rollout import Samples
 from card_envs.training.selfplay.table import Table
-from card_envs.training.selfplay.update import act, update, values_of
+from card_envs.training.selfplay.update import act, fast_tanh, update, values_of
 
 RESUME_SEED = 1_000_033  # a resumed run deals other games than the first session
 UPDATE_KEYS = ("approx_kl", "entropy_loss", "value_loss", "clip_fraction", "explained_variance")
@@ -134,6 +134,7 @@ def train_selfplay(
         model, state, imitation, elapsed = start_model(config, spaces, paths, resume, echo)
     spaces.close()
     policy = model.policy
+    fast_tanh(policy)
     policy.set_training_mode(False)
     done = rollouts = 0
     if resume:

@@ -17,6 +17,37 @@ from card_envs.training.imitation import policy_heads
 from card_envs.training.selfplay.rollout import Samples
 
 
+class _Tanh(torch.autograd.Function):
+    """tanh as 2 sigmoid(2x) - 1, the same function to 2e-7: torch's CPU tanh takes 3 ms on
+    8,192 x 128 floats on one core, this 1 (forward and backward 4.8 ms and 2.5), and the
+    MLP's tanh layers were a sixth of an update."""
+
+    @staticmethod
+    def forward(ctx, x):
+        y = torch.sigmoid(x * 2).mul_(2).sub_(1)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        (y,) = ctx.saved_tensors
+        return torch.ops.aten.tanh_backward(grad, y)
+
+
+class FastTanh(torch.nn.Module):
+    def forward(self, x):
+        return _Tanh.apply(x)
+
+
+def fast_tanh(policy) -> None:
+    """Put `FastTanh` in place of the policy's `nn.Tanh` layers (none has weights, so the
+    saved file is unchanged: it loads with SB3's own Tanh)."""
+    for module in list(policy.modules()):
+        for name, child in module.named_children():
+            if isinstance(child, torch.nn.Tanh):
+                setattr(module, name, FastTanh())
+
+
 @torch.no_grad()
 def act(policy, observations: np.ndarray, masks: np.ndarray, generator: torch.Generator):
     """Sampled legal actions of a batch, with their log-probabilities and the values."""
@@ -45,6 +76,7 @@ def update(
     old_log_p = torch.from_numpy(samples.log_probs)
     advantages = torch.from_numpy(samples.advantages)
     returns = torch.from_numpy(samples.returns)
+    data = (obs, masks, actions, old_log_p, advantages, returns)
     optimizer = policy.optimizer
     for group in optimizer.param_groups:
         group["lr"] = ppo.learning_rate
@@ -55,16 +87,17 @@ def update(
         sums = dict.fromkeys(("policy_loss", "value_loss", "entropy_loss", "approx_kl",
                               "clip_fraction"), 0.0)  # fmt: skip
         for idx in torch.randperm(m, generator=generator).tensor_split(splits):
-            logits, values = policy_heads(policy, obs[idx], masks[idx])
+            # index_select: 5x faster than t[idx] on a CPU
+            o, mk, a, old, adv, ret = (t.index_select(0, idx) for t in data)
+            logits, values = policy_heads(policy, o, mk)
             log_p_all = torch.log_softmax(logits, dim=1)
-            log_ratio = log_p_all.gather(1, actions[idx]).squeeze(1) - old_log_p[idx]
+            log_ratio = log_p_all.gather(1, a).squeeze(1) - old
             ratio = torch.exp(log_ratio)
-            adv = advantages[idx]
             if len(idx) > 1:
                 adv = (adv - adv.mean()) / (adv.std() + 1e-8)
             clip = ppo.clip_range
             policy_loss = -torch.min(ratio * adv, ratio.clamp(1 - clip, 1 + clip) * adv).mean()
-            value_loss = torch.nn.functional.mse_loss(values, returns[idx])
+            value_loss = torch.nn.functional.mse_loss(values, ret)
             entropy = -(log_p_all.exp() * log_p_all).sum(dim=1).mean()
             loss = policy_loss - ppo.ent_coef * entropy + ppo.vf_coef * value_loss
             optimizer.zero_grad(set_to_none=True)

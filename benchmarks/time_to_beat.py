@@ -1,0 +1,120 @@
+"""Wall time until a trainer's network beats the heuristic, for SB3's MaskablePPO and the
+all-seat self-play trainer, in one run.
+
+    python -m benchmarks.time_to_beat [--game no_thanks ...] [--minutes 60]
+                                      [--out docs/figures/time_to_beat.md]
+
+Each trainer trains the game's shipped config (`configs/training/GAME.yaml` and
+`configs/training/selfplay/GAME.yaml`) from a new network (no imitation warm start), with a
+periodic evaluation of 800 games against the heuristic at the main config (seat-balanced,
+the same deals every time), until the evaluation's 95% interval (its low end) clears the
+fair share 1/N, or `--minutes` of wall time (evaluations included) have passed. The figure
+is the wall time of the first evaluation that clears it; where none does, the best win rate
+within the limit. The evaluations come every `--every-sb3` and `--every-selfplay` learner
+steps (about half a minute of training each at the shipped sizes on the 2-core machine).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+from card_envs.testing.report import command_line, printed, write_page
+from card_envs.training.config import UNBOUNDED, load_config, seat_multiple
+
+PROG = "python -m benchmarks.time_to_beat"
+GAMES = ("no_thanks", "surfosaurus_max", "double_or_nothing", "super_zwierzaki", "rummidrez")
+EVAL_GAMES = 800
+ABOUT = (
+    f"Written by `{PROG}` (see its docstring): wall minutes until a periodic evaluation of "
+    f"{EVAL_GAMES} games against the heuristic at the main config clears the fair share "
+    "(the low end of its 95% interval above 1/N), for SB3's MaskablePPO and for all-seat "
+    "self-play, each from a new network at its shipped config, in one run."
+)
+
+
+def _config(path: str, minutes: float, every: int, out: Path):
+    cfg = load_config(path, total_timesteps=UNBOUNDED, time_limit_minutes=minutes, out=str(out))
+    n = cfg.num_players
+    return replace(
+        cfg, imitation=None, eval_against=("heuristic",), eval_every=every,
+        eval_games=seat_multiple(EVAL_GAMES, n), final_eval_games=n, eval_runs=0,
+        checkpoint_every=UNBOUNDED, video_episodes=0,
+    )  # fmt: skip
+
+
+def cleared(rows: list[dict]) -> bool:
+    return any(r["opponent"] == "heuristic" and r["ci_low"] > r["fair_share"] for r in rows)
+
+
+def _run(game: str, trainer: str, minutes: float, every: int, tmp: Path) -> dict:
+    """The periodic heuristic evaluations of one trainer's run, and when it cleared."""
+    from card_envs.training.ppo.train import train
+    from card_envs.training.selfplay.train import train_selfplay
+
+    path = f"configs/training/{game}.yaml"
+    if trainer == "selfplay":
+        path = f"configs/training/selfplay/{game}.yaml"
+    cfg = _config(path, minutes, every, tmp / f"{game}-{trainer}")
+    run = train_selfplay if trainer == "selfplay" else train
+    res = run(cfg, echo=lambda _: None, stop_when=cleared)
+    with (Path(cfg.out) / "evaluations.csv").open(newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["kind"] == "periodic"]
+    rows = [{k: float(r[k]) for k in ("minutes", "timesteps", "win_rate", "ci_low", "ci_high",
+                                       "fair_share")} for r in rows]  # fmt: skip
+    first = next((r for r in rows if r["ci_low"] > r["fair_share"]), None)
+    best = max(rows, key=lambda r: r["win_rate"])
+    return {"config": cfg, "rows": rows, "first": first, "best": best,
+            "steps_per_s": res["training_steps_per_s"]}  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(prog=PROG)
+    p.add_argument("--game", action="append", choices=GAMES, help="repeatable (default: all)")
+    p.add_argument("--minutes", type=float, default=60.0, help="each run's wall-time limit")
+    p.add_argument("--every-sb3", type=int, default=250_000, help="SB3's evaluation interval")
+    p.add_argument(
+        "--every-selfplay", type=int, default=1_000_000, help="self-play's evaluation interval"
+    )
+    p.add_argument("--out", metavar="PAGE", help="also write the report as a figures page")
+    args = p.parse_args(argv)
+    games = args.game or list(GAMES)
+    with printed() as report, tempfile.TemporaryDirectory() as tmp:
+        print(f"{EVAL_GAMES} evaluation games against the heuristic, {args.minutes:g} min limit\n")
+        print("| game | trainer | config | evaluated every | cleared after | then | best "
+              "within the limit | learner steps/s | x SB3's time |")  # fmt: skip
+        print("|---|---|---|---:|---:|---|---|---:|---:|")
+        for game in games:
+            sb3 = _run(game, "sb3", args.minutes, args.every_sb3, Path(tmp))
+            sp = _run(game, "selfplay", args.minutes, args.every_selfplay, Path(tmp))
+            for name, r, every in (("SB3 MaskablePPO", sb3, args.every_sb3),
+                                   ("all-seat self-play", sp, args.every_selfplay)):  # fmt: skip
+                _line(game, name, r, every, sb3)
+        print()
+    if args.out:
+        write_page(args.out, "Time to beat the heuristic", ABOUT, command_line(PROG, argv),
+                   report.getvalue())  # fmt: skip
+
+
+def _line(game: str, name: str, r: dict, every: int, sb3: dict) -> None:
+    cfg = r["config"]
+    first, best = r["first"], r["best"]
+
+    def rate(row: dict) -> str:
+        return f"{row['win_rate']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}]"
+
+    when = f"{first['minutes']:.1f} min" if first else "not within the limit"
+    then = f"{rate(first)} at {first['timesteps']:,.0f} steps" if first else ""
+    ratio = ""
+    if first and sb3["first"]:
+        ratio = f"{first['minutes'] / sb3['first']['minutes']:.2f}x"
+    setting = f"{cfg.env} {cfg.config}"
+    print(f"| {game} | {name} | {setting} | {every:,} | {when} | {then} | {rate(best)} at "
+          f"{best['minutes']:.1f} min | {r['steps_per_s'] or 0:,.0f} | {ratio} |")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,66 @@
+"""The training figures' scripts (benchmarks/time_to_beat.py, training_throughput.py's
+self-play table) on fake trainers: which evaluation counts as clearing the fair share, the
+limit, the ratios against SB3, and the shared setting."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from benchmarks import time_to_beat, training_throughput
+from card_envs.training.config import load_config
+
+pytest.importorskip("sb3_contrib")
+
+
+def fake_trainer(curve: list[float], rate: float):
+    """A trainer whose periodic evaluations vs the heuristic (4 players) have the low ends
+    `curve`, one a minute, stopping where `stop_when` says."""
+
+    def train(cfg, echo=print, stop_when=None, **_):
+        Path(cfg.out).mkdir(parents=True)
+        with open(f"{cfg.out}/evaluations.csv", "w", newline="") as f:
+            out = csv.DictWriter(f, ["kind", "minutes", "timesteps", "win_rate", "ci_low",
+                                     "ci_high", "fair_share"])  # fmt: skip
+            out.writeheader()
+            for k, low in enumerate(curve):
+                row = {"kind": "periodic", "opponent": "heuristic", "minutes": float(k),
+                       "timesteps": 1000 * k, "win_rate": low + 0.03, "ci_low": low,
+                       "ci_high": low + 0.06, "fair_share": 0.25}  # fmt: skip
+                out.writerow({k: v for k, v in row.items() if k != "opponent"})
+                if stop_when is not None and stop_when([row]):
+                    break
+        return {"training_steps_per_s": rate}
+
+    return train
+
+
+def test_time_to_beat_takes_the_first_evaluation_that_clears_and_the_best_otherwise(
+    tmp_path, monkeypatch, capsys
+):
+    import card_envs.training.ppo.train as ppo
+    import card_envs.training.selfplay.train as selfplay
+
+    monkeypatch.setattr(ppo, "train", fake_trainer([0.0, 0.2, 0.24, 0.26, 0.3], 5_000.0))
+    monkeypatch.setattr(selfplay, "train_selfplay", fake_trainer([0.1, 0.27, 0.4], 20_000.0))
+    page = tmp_path / "page.md"
+    time_to_beat.main(["--game", "no_thanks", "--minutes", "5", "--out", str(page)])
+    lines = [ln for ln in page.read_text().splitlines() if ln.startswith("| no_thanks ")]
+    sb3, sp = lines
+    assert "| 3.0 min | 0.290 [0.260, 0.320] at 3,000 steps |" in sb3  # the first to clear
+    assert "| 1.0 min |" in sp and sp.endswith("| 20,000 | 0.33x |")
+    monkeypatch.setattr(selfplay, "train_selfplay", fake_trainer([0.1, 0.2, 0.22], 1.0))
+    time_to_beat.main(["--game", "no_thanks", "--minutes", "5"])
+    sp = [ln for ln in capsys.readouterr().out.splitlines() if "self-play" in ln][-1]
+    assert "| not within the limit |  | 0.250 [0.220, 0.280] at 2.0 min |" in sp
+
+
+def test_the_shared_setting_is_the_same_for_both_trainers():
+    sb3 = training_throughput.shared(load_config("configs/training/super_zwierzaki.yaml"))
+    sp = training_throughput.shared(load_config("configs/training/selfplay/super_zwierzaki.yaml"))
+    for cfg in (sb3, sp):
+        assert cfg.num_envs == 22 * (4096 // 22) and cfg.ppo.n_steps == 16
+        assert cfg.ppo.batch_size * 8 == cfg.num_envs * 16 and cfg.ppo.n_epochs == 4
+        assert cfg.ppo.net_arch == (128, 128)
