@@ -12,13 +12,17 @@ fair share 1/N, or `--minutes` of wall time (evaluations included) have passed. 
 is the wall time of the first evaluation that clears it; where none does, the best win rate
 within the limit. The evaluations come every `--every-sb3` and `--every-selfplay` learner
 steps (about half a minute of training each at the shipped sizes on the 2-core machine).
+The two trainers of a game run side by side, each in a process of its own on one core
+(torch and the env on one thread each), so that a game takes the longer of the two.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import multiprocessing
 import tempfile
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
@@ -42,7 +46,7 @@ def _config(path: str, minutes: float, every: int, out: Path):
     return replace(
         cfg, imitation=None, eval_against=("heuristic",), eval_every=every,
         eval_games=seat_multiple(EVAL_GAMES, n), final_eval_games=n, eval_runs=0,
-        checkpoint_every=UNBOUNDED, video_episodes=0,
+        checkpoint_every=UNBOUNDED, video_episodes=0, torch_threads=1, num_threads=1,
     )  # fmt: skip
 
 
@@ -71,6 +75,15 @@ def _run(game: str, trainer: str, minutes: float, every: int, tmp: Path) -> dict
             "steps_per_s": res["training_steps_per_s"]}  # fmt: skip
 
 
+def _pair(game: str, args: argparse.Namespace, tmp: Path) -> tuple[dict, dict]:
+    """Both trainers' runs of `game`, side by side in two processes."""
+    runs = (("sb3", args.every_sb3), ("selfplay", args.every_selfplay))
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = [pool.submit(_run, game, way, args.minutes, every, tmp) for way, every in runs]
+        sb3, sp = (f.result() for f in futures)
+    return sb3, sp
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog=PROG)
     p.add_argument("--game", action="append", choices=GAMES, help="repeatable (default: all)")
@@ -88,8 +101,7 @@ def main(argv: list[str] | None = None) -> None:
               "within the limit | learner steps/s | x SB3's time |")  # fmt: skip
         print("|---|---|---|---:|---:|---|---|---:|---:|")
         for game in games:
-            sb3 = _run(game, "sb3", args.minutes, args.every_sb3, Path(tmp))
-            sp = _run(game, "selfplay", args.minutes, args.every_selfplay, Path(tmp))
+            sb3, sp = _pair(game, args, Path(tmp))
             for name, r, every in (("SB3 MaskablePPO", sb3, args.every_sb3),
                                    ("all-seat self-play", sp, args.every_selfplay)):  # fmt: skip
                 _line(game, name, r, every, sb3)

@@ -39,8 +39,9 @@ PROG = "python -m benchmarks.training_throughput"
 ABOUT = (
     f"Written by `{PROG}` (see its docstring): learner steps per second of the SB3 path, with "
     "its batched env on 1 and on 2 threads (`num_threads`), and of RLlib PPO (the default "
-    "`BatchedEnvRunner`, on the first config), each variant trained for the same wall time "
-    "in one run."
+    "`BatchedEnvRunner`, on the first config); then per game all-seat self-play beside SB3, "
+    "at their shipped configs and at one shared setting. Each variant trained for the same "
+    "wall time in one run."
 )
 OFF = 10**12  # steps between periodic evaluations / checkpoints: never
 

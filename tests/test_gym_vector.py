@@ -87,13 +87,27 @@ def test_rows_play_as_the_sync_envs_do(env_id, mode):
     assert ended >= 2  # the games ended and the rows went on to new ones
 
 
-def step_both(a_env, b_env, steps: int, seed: int, rows: int, prefer: int | None = None) -> int:
+def without_masks(env, info: dict) -> dict:
+    """A native solo env's info less its `action_mask` (which the solo env's own infos do
+    not have), after checking that key against each row's `action_masks()` of the sync env."""
+    if "action_mask" not in info:
+        return info
+    live = info["_action_mask"]
+    masks = np.array(env.call("action_masks"))
+    assert np.array_equal(info["action_mask"][live] > 0, masks[live])
+    return {k: v for k, v in info.items() if k not in ("action_mask", "_action_mask")}
+
+
+def step_both(a_env, b_env, steps: int, seed: int, rows: int, prefer: int | None = None,
+              extra_masks: bool = False) -> int:  # fmt: skip
     """Reset both with `seed` and step them with the same random legal actions (`prefer`,
-    where legal, nine times in ten), checking every return value is the same; the number of
-    games that ended."""
+    where legal, nine times in ten), checking every return value is the same (with
+    `extra_masks`, `a_env`'s infos have `action_mask` besides); the number of games that
+    ended."""
     a_obs, a_info = a_env.reset(seed=seed)
     b_obs, b_info = b_env.reset(seed=seed)
-    assert same(a_obs, b_obs) and same(a_info, b_info)
+    mine = (lambda i: without_masks(b_env, i)) if extra_masks else (lambda i: i)
+    assert same(a_obs, b_obs) and same(mine(a_info), b_info)
     rng = np.random.default_rng(0)
     ended = 0
     for t in range(steps):
@@ -103,8 +117,9 @@ def step_both(a_env, b_env, steps: int, seed: int, rows: int, prefer: int | None
             actions = np.where(take, prefer, actions)
         a = a_env.step(actions)
         b = b_env.step(actions)
-        for k, (x, y) in enumerate(zip(a, b, strict=True)):
+        for k, (x, y) in enumerate(zip(a[:4], b[:4], strict=True)):
             assert same(x, y), f"step {t}, return value {k}: {x} != {y}"
+        assert same(mine(a[4]), b[4]), f"step {t}, infos: {a[4]} != {b[4]}"
         a_info = a[4]
         ended += int((a[2] | a[3]).sum())
     return ended
@@ -112,8 +127,8 @@ def step_both(a_env, b_env, steps: int, seed: int, rows: int, prefer: int | None
 
 @pytest.mark.parametrize("mode", list(MODES))
 def test_the_solo_games_rows_play_as_its_sync_envs_do(mode):
-    """rummidrez_solo_v0 on the batched engine: its own env's infos (cards_drawn, opened,
-    action_mask; at the end score and hand_empty), the same as one env a row."""
+    """rummidrez_solo_v0 on the batched engine: its own env's infos (cards_drawn, opened;
+    at the end score and hand_empty) and action_mask, the same as one env a row."""
     env_id = gym_id("rummidrez_solo_v0")
     native = gymnasium.make_vec(env_id, 3, autoreset_mode=mode, max_placements=7)
     assert isinstance(native, OneSeatVectorEnv)
@@ -125,7 +140,7 @@ def test_the_solo_games_rows_play_as_its_sync_envs_do(mode):
         max_placements=7,
     )
     end_meld = rummidrez_engine.END_MELD  # ends a melding phase: the solo game moves on
-    assert step_both(native, sync, 400, seed=5, rows=3, prefer=end_meld) >= 2
+    assert step_both(native, sync, 400, seed=5, rows=3, prefer=end_meld, extra_masks=True) >= 2
     with pytest.raises(ValueError, match="one seat: it takes no opponents"):
         gymnasium.make_vec(env_id, 2, opponents="random")
 

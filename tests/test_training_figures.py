@@ -43,6 +43,11 @@ def test_time_to_beat_takes_the_first_evaluation_that_clears_and_the_best_otherw
     import card_envs.training.ppo.train as ppo
     import card_envs.training.selfplay.train as selfplay
 
+    def in_process(game, args, tmp):  # the two runs here, where the fakes are
+        return tuple(time_to_beat._run(game, way, args.minutes, every, tmp)
+                     for way, every in (("sb3", args.every_sb3), ("selfplay", 10)))  # fmt: skip
+
+    monkeypatch.setattr(time_to_beat, "_pair", in_process)
     monkeypatch.setattr(ppo, "train", fake_trainer([0.0, 0.2, 0.24, 0.26, 0.3], 5_000.0))
     monkeypatch.setattr(selfplay, "train_selfplay", fake_trainer([0.1, 0.27, 0.4], 20_000.0))
     page = tmp_path / "page.md"

@@ -26,7 +26,8 @@ part padded to the game's shared layout (`core.padding`), as the SB3 view's `Mix
 and the training configs' `mix` do: one network plays them all (`MixedVectorEnv`).
 
 `OneSeatVectorEnv` is the same for a one-seat game's own Gymnasium env (`rummidrez_solo_v0`):
-its rows give that env's infos (`row_infos` and `end_info` of its class) with `action_mask`.
+its rows give that env's infos (`row_infos` and `end_info` of its class), and `action_mask`
+besides.
 `double_or_nothing_run_v0` has none: a run is stage after stage against the computer, whose
 length and stage count differ row by row, on a Python driver (`games/double_or_nothing/
 run_env.py`), not on a batched engine.

@@ -35,10 +35,10 @@ ILLEGAL_SCORE = k.SOLO_FAILED + k.NUM_CARDS  # worse than any episode played to 
 class RummidrezSoloEnv(LegalSampling, gymnasium.Env):
     """Gymnasium env; `action_masks()` makes it usable by MaskablePPO directly.
 
-    `info` carries `cards_drawn`, `opened` and `action_mask`; at the end `cards_drawn`,
-    `opened`, `score` (the solo score to lower) and `hand_empty` (the game was finished, not
-    lost to an empty deck). `row_infos` and `end_info` compute them from state rows, so that
-    the vector env (`gymnasium.make_vec`) gives the same."""
+    `info` carries `cards_drawn` and `opened`; at the end also `score` (the solo score to
+    lower) and `hand_empty` (the game was finished, not lost to an empty deck). `row_infos`
+    and `end_info` compute them from state rows, so that the vector env
+    (`gymnasium.make_vec`) gives the same."""
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": RENDER_FPS}
     env_id = "rummidrez_solo_v0"
@@ -103,8 +103,7 @@ class RummidrezSoloEnv(LegalSampling, gymnasium.Env):
         return self._obs.copy()
 
     def _info(self) -> dict:
-        info = {key: value[0].item() for key, value in self.row_infos(self._row[None]).items()}
-        return info | {"action_mask": self.action_masks().astype(np.int8)}
+        return {key: value[0].item() for key, value in self.row_infos(self._row[None]).items()}
 
     @staticmethod
     def row_infos(rows: np.ndarray) -> dict[str, np.ndarray]:
