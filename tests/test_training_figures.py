@@ -69,3 +69,26 @@ def test_the_shared_setting_is_the_same_for_both_trainers():
         assert cfg.num_envs == 22 * (4096 // 22) and cfg.ppo.n_steps == 16
         assert cfg.ppo.batch_size * 8 == cfg.num_envs * 16 and cfg.ppo.n_epochs == 4
         assert cfg.ppo.net_arch == (128, 128)
+
+
+def test_selfplay_strength_plays_every_setting_against_ppo(tmp_path, monkeypatch):
+    """A tiny padded self-play network of two settings, played against the shipped ppo."""
+    from benchmarks import selfplay_strength
+    from card_envs.training.config import parse_config
+    from card_envs.training.selfplay.train import train_selfplay
+
+    cfg = parse_config({
+        "env": "no_thanks_v0", "config": {"num_players": 3}, "mix": {"num_players": [3, 4]},
+        "out": str(tmp_path / "run"), "total_timesteps": 200, "num_envs": 8, "selfplay": {},
+        "ppo": {"n_steps": 8, "batch_size": 64, "n_epochs": 1, "net_arch": [8]},
+        "evaluation": {"every": 10**6, "games": 4, "final_games": 4, "against": ["random"]},
+    })  # fmt: skip
+    train_selfplay(cfg, echo=lambda _: None)
+    monkeypatch.setattr(selfplay_strength, "load_config", lambda _: cfg)
+    page = tmp_path / "page.md"
+    model = tmp_path / "run" / "model.zip"
+    selfplay_strength.main(["--game", "no_thanks", "--model", str(model), "--games", "8",
+                            "--workers", "1", "--out", str(page)])  # fmt: skip
+    rows = [ln for ln in page.read_text().splitlines() if ln.startswith("| num_players=")]
+    assert [r.split(" | ")[0] for r in rows] == ["| num_players=3", "| num_players=4"]
+    assert "cleared against ppo in" in page.read_text()
