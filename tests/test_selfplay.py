@@ -229,3 +229,15 @@ def test_a_short_run_of_each_shipped_selfplay_config(path, tmp_path):
     res = train_selfplay(parse_config(raw, default_name=path.stem), echo=lambda _: None)
     assert res["timesteps"] >= 600 and res["final_evaluation"]
     assert (tmp_path / "run/model.zip").is_file()
+
+
+def test_the_shipped_selfplay_network_plays_as_its_spec_in_every_setting():
+    from card_envs.agents.ppo import has_shipped_model
+
+    assert has_shipped_model("no_thanks_v0", "selfplay")
+    for n in (3, 7):
+        agent = make_agent("selfplay", "no_thanks_v0", seed=0, num_players=n)
+        assert agent.spec == "selfplay"
+        result = evaluate("no_thanks_v0", [agent] + ["random"] * (n - 1), games=2 * n,
+                          seed=3, num_players=n)  # fmt: skip
+        assert result[0].games == 2 * n

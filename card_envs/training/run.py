@@ -46,6 +46,30 @@ def targets(config: TrainConfig, rows: list[dict], baseline: float | None) -> li
     return out
 
 
+def budget_words(config: TrainConfig, remaining: int) -> str:
+    """How long a run goes on, in words: its learner steps, its time limit, or both."""
+    from card_envs.training.config import UNBOUNDED
+
+    budget = f"{remaining:,} learner steps"
+    if config.time_limit_minutes is None:
+        return budget
+    if config.total_timesteps >= UNBOUNDED:
+        return f"{config.time_limit_minutes:g} min"
+    return f"{budget} or {config.time_limit_minutes:g} min, whichever comes first"
+
+
+def results_head(config: TrainConfig, agent: str) -> dict[str, Any]:
+    """The first keys of every way's results.json: the run, its game and its agent spec."""
+    return {
+        "command_minutes": None,  # set at the end: the whole call, start-up and evaluations
+        "agent": agent,
+        "name": config.name,
+        "env": config.env,
+        "config": config.config,
+        "mix": dict(config.mix),
+    }
+
+
 def _check_out(paths, resume: bool, restart: bool) -> None:
     has_run = paths.checkpoint_state.exists() or paths.progress.exists()
     if restart and paths.out.exists():

@@ -9,7 +9,7 @@ from typing import Any
 
 from card_envs.training.config import TrainConfig
 from card_envs.training.curves import Curve
-from card_envs.training.run import finish, start_model, start_run, training_env
+from card_envs.training.run import finish, results_head, start_model, start_run, training_env
 
 
 def train_exit(
@@ -60,13 +60,7 @@ def train_exit(
     )
     stopped = run_rounds(model, config, paths, state, evaluate, echo)
     model.save(paths.model)
-    results = {
-        "command_minutes": None,  # set below: the whole call, start-up and evaluations included
-        "agent": "exit",
-        "name": config.name,
-        "env": config.env,
-        "config": config.config,
-        "mix": dict(config.mix),
+    results = results_head(config, "exit") | {
         "rounds": state["round"],
         "timesteps": state["positions"],  # decisions searched (the PPO path: learner steps)
         "training_minutes": round(state["minutes"], 2),

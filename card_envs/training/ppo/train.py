@@ -16,8 +16,15 @@ import json
 import time
 from typing import Any
 
-from card_envs.training.config import UNBOUNDED, TrainConfig
-from card_envs.training.run import finish, start_model, start_run, training_env
+from card_envs.training.config import TrainConfig
+from card_envs.training.run import (
+    budget_words,
+    finish,
+    results_head,
+    start_model,
+    start_run,
+    training_env,
+)
 
 
 def train(
@@ -59,13 +66,7 @@ def train(
     start_steps = model.num_timesteps
     t0 = time.perf_counter()
     if remaining > 0:
-        budget = f"{remaining:,} learner steps"
-        if config.time_limit_minutes is not None:
-            budget = (
-                f"{config.time_limit_minutes:g} min"
-                if config.total_timesteps >= UNBOUNDED
-                else f"{budget} or {config.time_limit_minutes:g} min, whichever comes first"
-            )
+        budget = budget_words(config, remaining)
         drawn = dict(config.pool)
         echo(f"training {config.name}: {config.env} {config.config}, {budget}, pool {drawn}")
         model.learn(remaining, callback=monitor, reset_num_timesteps=False)
@@ -77,12 +78,7 @@ def train(
 
     steps = model.num_timesteps - start_steps
     split = monitor.time_split() if remaining > 0 else {}
-    results = {
-        "command_minutes": None,  # set below: the whole call, start-up and evaluations included
-        "name": config.name,
-        "env": config.env,
-        "config": config.config,
-        "mix": dict(config.mix),
+    results = results_head(config, "ppo") | {
         "timesteps": model.num_timesteps,
         "training_minutes": round(minutes, 2),
         "stopped_by_time_limit": monitor.stopped_by_time,

@@ -42,7 +42,14 @@ from card_envs.training.monitor import (
     periodic_evaluation,
 )
 from card_envs.training.opponents import OpponentPool
-from card_envs.training.run import finish, start_model, start_run, training_env
+from card_envs.training.run import (
+    budget_words,
+    finish,
+    results_head,
+    start_model,
+    start_run,
+    training_env,
+)
 from card_envs.training.selfplay.rollout import Samples
 from card_envs.training.selfplay.table import Table
 from card_envs.training.selfplay.update import act, fast_tanh, update, values_of
@@ -208,13 +215,7 @@ def train_selfplay(
     model.save(paths.model)
     steps = done - start_steps
     seconds = run.seconds() | split
-    results = {
-        "command_minutes": None,  # set below: the whole call, start-up and evaluations included
-        "agent": "selfplay",
-        "name": config.name,
-        "env": config.env,
-        "config": config.config,
-        "mix": dict(config.mix),
+    results = results_head(config, "selfplay") | {
         "timesteps": done,
         "training_minutes": round(minutes(), 2),
         "stopped_by_time_limit": stopped,
@@ -235,13 +236,7 @@ def train_selfplay(
 
 
 def _opening(config: TrainConfig, done: int) -> str:
-    budget = f"{config.total_timesteps - done:,} learner steps"
-    if config.time_limit_minutes is not None:
-        budget = (
-            f"{config.time_limit_minutes:g} min"
-            if config.total_timesteps >= UNBOUNDED
-            else f"{budget} or {config.time_limit_minutes:g} min, whichever comes first"
-        )
+    budget = budget_words(config, config.total_timesteps - done)
     seats = config.selfplay.opponent_seats
     pool = f", {seats:.0%} of the seats from the pool {dict(config.pool)}" if seats else ""
     return f"all-seat self-play {config.name}: {config.env} {config.config}, {budget}{pool}"
