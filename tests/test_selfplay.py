@@ -241,3 +241,16 @@ def test_the_shipped_selfplay_network_plays_as_its_spec_in_every_setting():
         result = evaluate("no_thanks_v0", [agent] + ["random"] * (n - 1), games=2 * n,
                           seed=3, num_players=n)  # fmt: skip
         assert result[0].games == 2 * n
+
+
+def test_video_episodes_without_moviepy_fail_before_training(tmp_path, monkeypatch):
+    import importlib.util
+
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name: None if name == "moviepy" else find_spec(name)
+    )
+    cfg = parse_config({**TINY, "out": str(tmp_path / "run"), "video_episodes": 1})
+    with pytest.raises(ImportError, match="video_episodes=1 needs moviepy"):
+        train_selfplay(cfg, echo=lambda _: None)
+    assert not (tmp_path / "run").exists()

@@ -132,6 +132,9 @@ def train_selfplay(
     `stop_when(rows)`, told each periodic evaluation's rows, ends the run when True."""
     from stable_baselines3.common.logger import configure
 
+    from card_envs.training.video import require_moviepy
+
+    require_moviepy(config)  # before training, as the other ways do: not after the hour
     t_start = time.perf_counter()
     paths = start_run(config, resume, restart)
     pool = OpponentPool(config)
