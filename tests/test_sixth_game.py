@@ -66,6 +66,7 @@ REFUSED = {
     "computer": "has no computer player",  # No Thanks has no computer of its own
     "ppo": "no ppo model is shipped for " + ENV_ID,  # until one is trained and shipped
     "exit": "no exit model is shipped for " + ENV_ID,  # the same, by expert iteration
+    "selfplay": "no selfplay model is shipped for " + ENV_ID,  # the same, by self-play
 }
 NOT_EVALUATED = {  # agents that need what a new game has not got
     "rllib": "an RLlib module trained on the game (card-envs train --backend rllib)",
