@@ -1,7 +1,7 @@
 """Wall time until a trainer's network beats the heuristic, for SB3's MaskablePPO and the
 all-seat self-play trainer, in one run.
 
-    python -m benchmarks.time_to_beat [--game no_thanks ...] [--minutes 60]
+    python -m benchmarks.time_to_beat [--game no_thanks ...] [--minutes 60] [--runs DIR]
                                       [--out docs/figures/time_to_beat.md]
 
 Each trainer trains the game's shipped config (`configs/training/GAME.yaml` and
@@ -14,11 +14,14 @@ within the limit. The evaluations come every `--every-sb3` and `--every-selfplay
 steps (about half a minute of training each at the shipped sizes on the 2-core machine).
 The two trainers of a game run side by side, each in a process of its own on one core
 (torch and the env on one thread each), so that a game takes the longer of the two.
+`--runs DIR` keeps each run's folder (`DIR/GAME-sb3`, `DIR/GAME-selfplay`: its model.zip
+and evaluations), so that a run that went the whole limit can be played against `ppo`.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import multiprocessing
 import tempfile
@@ -92,10 +95,12 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument(
         "--every-selfplay", type=int, default=1_000_000, help="self-play's evaluation interval"
     )
+    p.add_argument("--runs", metavar="DIR", help="keep the runs here (default: a temp folder)")
     p.add_argument("--out", metavar="PAGE", help="also write the report as a figures page")
     args = p.parse_args(argv)
     games = args.game or list(GAMES)
-    with printed() as report, tempfile.TemporaryDirectory() as tmp:
+    runs = contextlib.nullcontext(args.runs) if args.runs else tempfile.TemporaryDirectory()
+    with printed() as report, runs as tmp:
         print(f"{EVAL_GAMES} evaluation games against the heuristic, {args.minutes:g} min limit\n")
         print("| game | trainer | config | evaluated every | cleared after | then | best "
               "within the limit | learner steps/s | x SB3's time |")  # fmt: skip

@@ -57,9 +57,11 @@ def test_time_to_beat_takes_the_first_evaluation_that_clears_and_the_best_otherw
     assert "| 3.0 min | 0.290 [0.260, 0.320] at 3,000 steps |" in sb3  # the first to clear
     assert "| 1.0 min |" in sp and sp.endswith("| 20,000 | 0.33x |")
     monkeypatch.setattr(selfplay, "train_selfplay", fake_trainer([0.1, 0.2, 0.22], 1.0))
-    time_to_beat.main(["--game", "no_thanks", "--minutes", "5"])
+    time_to_beat.main(["--game", "no_thanks", "--minutes", "5", "--runs", str(tmp_path / "r")])
     sp = [ln for ln in capsys.readouterr().out.splitlines() if "self-play" in ln][-1]
     assert "| not within the limit |  | 0.250 [0.220, 0.280] at 2.0 min |" in sp
+    kept = sorted(p.parent.name for p in (tmp_path / "r").glob("*/evaluations.csv"))
+    assert kept == ["no_thanks-sb3", "no_thanks-selfplay"]  # --runs keeps both runs
 
 
 def test_the_shared_setting_is_the_same_for_both_trainers():
