@@ -29,17 +29,19 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
-from card_envs.testing.report import command_line, printed, write_page
+from card_envs.testing.report import command_line, printed, write_sections_page
 from card_envs.training.config import UNBOUNDED, load_config, seat_multiple
 
 PROG = "python -m benchmarks.time_to_beat"
 GAMES = ("no_thanks", "surfosaurus_max", "double_or_nothing", "super_zwierzaki", "rummidrez")
 EVAL_GAMES = 800
+TITLE = "Time to beat the heuristic"
 ABOUT = (
     f"Written by `{PROG}` (see its docstring): wall minutes until a periodic evaluation of "
     f"{EVAL_GAMES} games against the heuristic at the main config clears the fair share "
     "(the low end of its 95% interval above 1/N), for SB3's MaskablePPO and for all-seat "
-    "self-play, each from a new network at its shipped config, in one run."
+    "self-play, each from a new network at its shipped config, side by side in one run; a "
+    "game's section is replaced by the next run of that game, under that run's header."
 )
 
 
@@ -100,23 +102,24 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse_args(argv)
     games = args.game or list(GAMES)
     runs = contextlib.nullcontext(args.runs) if args.runs else tempfile.TemporaryDirectory()
-    with printed() as report, runs as tmp:
-        print(f"{EVAL_GAMES} evaluation games against the heuristic, {args.minutes:g} min limit\n")
-        print("| game | trainer | config | evaluated every | cleared after | then | best "
-              "within the limit | learner steps/s | x SB3's time |")  # fmt: skip
-        print("|---|---|---|---:|---:|---|---|---:|---:|")
+    with runs as tmp:
         for game in games:
-            sb3, sp = _pair(game, args, Path(tmp))
-            for name, r, every in (("SB3 MaskablePPO", sb3, args.every_sb3),
-                                   ("all-seat self-play", sp, args.every_selfplay)):  # fmt: skip
-                _line(game, name, r, every, sb3)
-        print()
-    if args.out:
-        write_page(args.out, "Time to beat the heuristic", ABOUT, command_line(PROG, argv),
-                   report.getvalue())  # fmt: skip
+            print(f"\n## {game}")
+            with printed() as report:
+                print(f"\n{EVAL_GAMES} evaluation games against the heuristic, {args.minutes:g} "
+                      "min limit\n")  # fmt: skip
+                print("| trainer | config | evaluated every | cleared after | then | best "
+                      "within the limit | learner steps/s | x SB3's time |")  # fmt: skip
+                print("|---|---|---:|---:|---|---|---:|---:|")
+                sb3, sp = _pair(game, args, Path(tmp))
+                _line("SB3 MaskablePPO", sb3, args.every_sb3, sb3)
+                _line("all-seat self-play", sp, args.every_selfplay, sb3)
+            if args.out:  # each game's section as soon as it is measured
+                command = command_line(PROG, argv)
+                write_sections_page(args.out, TITLE, ABOUT, command, {game: report.getvalue()})
 
 
-def _line(game: str, name: str, r: dict, every: int, sb3: dict) -> None:
+def _line(name: str, r: dict, every: int, sb3: dict) -> None:
     cfg = r["config"]
     first, best = r["first"], r["best"]
 
@@ -129,7 +132,7 @@ def _line(game: str, name: str, r: dict, every: int, sb3: dict) -> None:
     if first and sb3["first"]:
         ratio = f"{first['minutes'] / sb3['first']['minutes']:.2f}x"
     setting = f"{cfg.env} {cfg.config}"
-    print(f"| {game} | {name} | {setting} | {every:,} | {when} | {then} | {rate(best)} at "
+    print(f"| {name} | {setting} | {every:,} | {when} | {then} | {rate(best)} at "
           f"{best['minutes']:.1f} min | {r['steps_per_s'] or 0:,.0f} | {ratio} |")  # fmt: skip
 
 

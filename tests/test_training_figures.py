@@ -52,7 +52,9 @@ def test_time_to_beat_takes_the_first_evaluation_that_clears_and_the_best_otherw
     monkeypatch.setattr(selfplay, "train_selfplay", fake_trainer([0.1, 0.27, 0.4], 20_000.0))
     page = tmp_path / "page.md"
     time_to_beat.main(["--game", "no_thanks", "--minutes", "5", "--out", str(page)])
-    lines = [ln for ln in page.read_text().splitlines() if ln.startswith("| no_thanks ")]
+    text = page.read_text()
+    assert text.startswith("# Time to beat the heuristic\n") and "\n## no_thanks\n" in text
+    lines = [ln for ln in text.splitlines() if ln.startswith(("| SB3 ", "| all-seat "))]
     sb3, sp = lines
     assert "| 3.0 min | 0.290 [0.260, 0.320] at 3,000 steps |" in sb3  # the first to clear
     assert "| 1.0 min |" in sp and sp.endswith("| 20,000 | 0.33x |")
@@ -62,6 +64,21 @@ def test_time_to_beat_takes_the_first_evaluation_that_clears_and_the_best_otherw
     assert "| not within the limit |  | 0.250 [0.220, 0.280] at 2.0 min |" in sp
     kept = sorted(p.parent.name for p in (tmp_path / "r").glob("*/evaluations.csv"))
     assert kept == ["no_thanks-sb3", "no_thanks-selfplay"]  # --runs keeps both runs
+
+
+def test_a_pages_sections_are_replaced_by_their_next_run_and_the_others_kept(tmp_path):
+    from card_envs.testing.report import write_sections_page
+
+    page = tmp_path / "page.md"
+    write_sections_page(page, "T", "About.", "cmd 1", {"a": "first a", "b": "first b"})
+    write_sections_page(page, "T", "About.", "cmd 2", {"c": "first c"})
+    write_sections_page(page, "T", "About.", "cmd 3", {"a": "second a"})
+    text = page.read_text()
+    assert text.startswith("# T\n\nAbout.\n\n## a\n")
+    assert [ln for ln in text.splitlines() if ln.startswith("## ")] == ["## a", "## b", "## c"]
+    commands = [ln for ln in text.splitlines() if ln.startswith("- command: ")]
+    assert commands == ["- command: `cmd 3`", "- command: `cmd 1`", "- command: `cmd 2`"]
+    assert "second a" in text and "first a" not in text and "first b" in text
 
 
 def test_the_shared_setting_is_the_same_for_both_trainers():

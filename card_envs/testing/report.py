@@ -88,6 +88,36 @@ def write_page(path: str | Path, title: str, about: str, command: str, body: str
     Path(path).write_text("\n".join(lines))
 
 
+def write_sections_page(
+    path: str | Path, title: str, about: str, command: str, sections: dict[str, str]
+) -> None:
+    """A figures page of one section (`## name`) per thing measured, each under the header of
+    the run that measured it: a run replaces the sections it measured, in place, and keeps
+    the others, so that figures too long to measure in one sitting (the time to beat the
+    heuristic takes up to an hour a game) still sit on one page."""
+    path = Path(path)
+    kept = _sections(path.read_text()) if path.exists() else {}
+    for name, body in sections.items():
+        kept[name] = "\n".join([*header(command), "", body.strip()])
+    lines = [f"# {title}", "", about, ""]
+    for name, block in kept.items():
+        lines += [f"## {name}", "", block.strip(), ""]
+    path.write_text("\n".join(lines))
+
+
+def _sections(page: str) -> dict[str, str]:
+    """The `## name` sections of a page `write_sections_page` wrote, in order."""
+    out: dict[str, str] = {}
+    name = None
+    for line in page.splitlines():
+        if line.startswith("## "):
+            name = line[3:].strip()
+            out[name] = ""
+        elif name is not None:
+            out[name] += line + "\n"
+    return out
+
+
 class _Tee(io.TextIOBase):
     def __init__(self, *streams: io.TextIOBase) -> None:
         self.streams = streams
