@@ -7,7 +7,8 @@ decision whether all-seat self-play's network is shipped (docs/selfplay.md).
 Per setting of the game's self-play config (`configs/training/selfplay/GAME.yaml`), the
 model in one seat and the shipped `ppo` in every other (seat-balanced, `--games` games, the
 same deals for every model), and the same against the heuristic for scale. A setting is
-cleared where the low end of the win rate's 95% interval is above the fair share 1/N.
+cleared where the low end of the win rate's 95% interval is above the fair share 1/N
+(benchmarks/exit.py's rule; Super Zwierzaki's goal: the heuristic's in 20 of its 22 settings).
 """
 
 from __future__ import annotations
@@ -40,9 +41,9 @@ def main(argv: list[str] | None = None) -> None:
     with printed() as report:
         print(f"{args.game}: `{args.model}` against the shipped ppo, {args.games} games a "
               "setting and opponent\n")  # fmt: skip
-        print("| setting | fair share | vs ppo | cleared | vs heuristic |")
-        print("|---|---:|---|---|---|")
-        cleared = 0
+        print("| setting | fair share | vs ppo | cleared | vs heuristic | cleared |")
+        print("|---|---:|---|---|---|---|")
+        cleared = [0, 0]  # against ppo, against the heuristic
         for setting in cfg.settings:
             n = setting["num_players"]
             games = seat_multiple(args.games, n)
@@ -51,14 +52,16 @@ def main(argv: list[str] | None = None) -> None:
                 ev = evaluate(cfg.env, [mine] + [other] * (n - 1), games=games, seed=SEED,
                               workers=args.workers, progress=False, **setting)  # fmt: skip
                 rates.append(ev[0])
-            ok = rates[0].win_rate_ci[0] > 1 / n
-            cleared += ok
             name = cfg.setting_name(setting) or str(setting)
-            cells = [f"{s.win_rate:.3f} [{s.win_rate_ci[0]:.3f}, {s.win_rate_ci[1]:.3f}]"
-                     for s in rates]  # fmt: skip
-            print(f"| {name} | {1 / n:.3f} | {cells[0]} | {'yes' if ok else 'no'} | "
-                  f"{cells[1]} |")  # fmt: skip
-        print(f"\ncleared against ppo in {cleared} of {len(cfg.settings)} settings\n")
+            cells = [f"| {name} | {1 / n:.3f} "]
+            for k, s in enumerate(rates):
+                ok = s.win_rate_ci[0] > 1 / n
+                cleared[k] += ok
+                cells.append(f"| {s.win_rate:.3f} [{s.win_rate_ci[0]:.3f}, "
+                             f"{s.win_rate_ci[1]:.3f}] | {'yes' if ok else 'no'} ")  # fmt: skip
+            print("".join(cells) + "|")
+        print(f"\ncleared against ppo in {cleared[0]} of {len(cfg.settings)} settings, against "
+              f"the heuristic in {cleared[1]}\n")  # fmt: skip
     if args.out:
         write_page(args.out, f"Self-play against ppo: {args.game}", ABOUT,
                    command_line(PROG, argv), report.getvalue())  # fmt: skip

@@ -110,4 +110,8 @@ def test_selfplay_strength_plays_every_setting_against_ppo(tmp_path, monkeypatch
                             "--workers", "1", "--out", str(page)])  # fmt: skip
     rows = [ln for ln in page.read_text().splitlines() if ln.startswith("| num_players=")]
     assert [r.split(" | ")[0] for r in rows] == ["| num_players=3", "| num_players=4"]
-    assert "cleared against ppo in" in page.read_text()
+    cells = [[c.strip() for c in r.split("|")[1:-1]] for r in rows]
+    ppo, heuristic = (sum(c[k] == "yes" for c in cells) for k in (3, 5))
+    assert all(c[3] in ("yes", "no") and c[5] in ("yes", "no") for c in cells)
+    assert (f"cleared against ppo in {ppo} of 2 settings, against the heuristic in "
+            f"{heuristic}\n") in page.read_text()  # fmt: skip
