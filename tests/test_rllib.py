@@ -413,6 +413,12 @@ def test_pfsp_sampling_is_refused_by_name(tmp_path):
         train(_config(tmp_path, opponents=opponents), echo=lambda _: None)
 
 
+def test_keep_best_is_refused_by_name(tmp_path):
+    cfg = dataclasses.replace(_config(tmp_path), keep_best="random")
+    with pytest.raises(TrainConfigError, match="evaluation.keep_best needs the sb3 backend"):
+        train(cfg, echo=lambda _: None)
+
+
 def test_num_learners_splits_the_batch_over_the_learners(tmp_path):
     """RLlib's batch sizes are per learner: each learner takes its share, so the update is
     the same whatever the count."""

@@ -40,6 +40,9 @@ evaluation:
                                 #   plays the same deals alone, see training/monitor.py)
   workers: 1                    # processes for the evaluation games
   runs: 0                       # double_or_nothing: runs of double_or_nothing_run_v0 too
+  keep_best: null               # an opponent of `against`: the run ends with the network of
+                                #   the periodic evaluation that did best against it as
+                                #   model.zip (the last one as last_model.zip)
 checkpoint_every: 1_000_000
 video_episodes: 2               # optional (default 0): the trained agent's games as videos/
 imitation:                      # optional warm start before PPO (training/imitation.py)
@@ -200,6 +203,7 @@ class TrainConfig:
     eval_workers: int
     eval_runs: int
     checkpoint_every: int
+    keep_best: str | None = None  # the opponent whose periodic evaluations pick model.zip
     imitation: ImitationSettings | None = None
     video_episodes: int = 0
     mix: tuple[tuple[str, tuple], ...] = ()  # (option, values) trained on at once
@@ -265,7 +269,7 @@ TOP_KEYS = {
     "num_threads": "int in 1..usable cores, or null (all): the batched env's threads",
     "opponents": "mapping: pool, snapshot_every, snapshots, sampling",
     "ppo": "mapping of MaskablePPO arguments",
-    "evaluation": "mapping: every, games, final_games, against, workers, runs",
+    "evaluation": "mapping: every, games, final_games, against, workers, runs, keep_best",
     "checkpoint_every": "positive int: steps between checkpoints",
     "imitation": "mapping: teacher or dataset, samples, epochs, batch_size, learning_rate "
     "(optional)",
@@ -280,7 +284,8 @@ TOP_KEYS = {
 }
 OPPONENT_KEYS = {"pool": "", "snapshot_every": "", "snapshots": "", "sampling": ""}
 SAMPLINGS = ("uniform", "pfsp")
-EVAL_KEYS = {"every": "", "games": "", "final_games": "", "against": "", "workers": "", "runs": ""}
+EVAL_KEYS = {"every": "", "games": "", "final_games": "", "against": "", "workers": "", "runs": "",
+             "keep_best": ""}  # fmt: skip
 
 
 def _check_spec(where: str, spec: Any, env_id: str, config: dict) -> str:
@@ -540,6 +545,9 @@ def parse_config(raw: Any, source: str = "config", default_name: str = "training
         _check.fail(ev_where, f"against={against!r} must be a non-empty list of agent specs")
     against = tuple(_check_spec(f"{ev_where}.against", s, env_id, config) for s in against)
     runs = _check.int(ev_where, "runs", ev.get("runs", 0), low=0)
+    keep_best = ev.get("keep_best")
+    if keep_best is not None and keep_best not in against:
+        _check.fail(ev_where, f"keep_best={keep_best!r} is not one of against={list(against)}")
     if runs and run_env_id(env_id) is None:
         _check.fail(
             ev_where, f"runs={runs}: {env_id} has no run env (its game against the computer)"
@@ -584,6 +592,7 @@ def parse_config(raw: Any, source: str = "config", default_name: str = "training
         eval_against=against,
         eval_workers=_check.int(ev_where, "workers", ev.get("workers", 1)),
         eval_runs=runs,
+        keep_best=keep_best,
         checkpoint_every=_check.int(
             source, "checkpoint_every", raw.get("checkpoint_every", 1_000_000)
         ),
@@ -597,6 +606,8 @@ def parse_config(raw: Any, source: str = "config", default_name: str = "training
     )
     if out.exit is not None and out.selfplay is not None:
         _check.fail(source, "exit: and selfplay: are two ways of training: give one")
+    if out.exit is not None and out.keep_best is not None:
+        _check.fail(source, "evaluation.keep_best: expert iteration ends with its last round")
     if out.exit is not None and out.exit.start is not None and out.imitation is not None:
         _check.fail(source, "exit.start and imitation are both a first network: give one")
     if out.imitation is not None and out.imitation.dataset is not None:

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+import torch
 from stable_baselines3.common.callbacks import BaseCallback
 
 from card_envs.agents.ppo import PolicyAgent, frozen_copy
@@ -43,6 +44,9 @@ class Paths:
         self.checkpoint = out / "checkpoints" / "latest.zip"
         self.checkpoint_pool = out / "checkpoints" / "latest_pool.pt"
         self.checkpoint_state = out / "checkpoints" / "latest.json"
+        self.best = out / "checkpoints" / "best_policy.pt"  # evaluation.keep_best's pick
+        self.best_note = out / "checkpoints" / "best.json"
+        self.last_model = out / "last_model.zip"
         self.evaluations = out / "evaluations.csv"
         self.progress = out / "training.csv"
         self.results = out / "results.json"
@@ -164,6 +168,23 @@ def _compare_alone(
         row = _row(spec, len(mine), p, ci, 0.5, float(mine.mean()))
         rows.append(row | {"opponent_reward": float(theirs.mean())})
     return rows
+
+
+def keep_best(config: TrainConfig, paths, rows: list[dict], policy) -> None:
+    """With `evaluation.keep_best`: keep the policy's weights when this periodic evaluation's
+    win rate against that opponent is the best of the run so far (`paths.best_note` says
+    which evaluation)."""
+    if config.keep_best is None:
+        return
+    row = next(r for r in rows if r["opponent"] == config.keep_best)
+    if paths.best_note.exists():
+        if json.loads(paths.best_note.read_text())["win_rate"] >= row["win_rate"]:
+            return
+    paths.best.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(policy.state_dict(), paths.best)
+    note = {k: row[k] for k in ("timesteps", "minutes", "opponent", "win_rate", "ci_low",
+                                "ci_high")}  # fmt: skip
+    paths.best_note.write_text(json.dumps(note, indent=2))
 
 
 def periodic_evaluation(
@@ -301,6 +322,7 @@ class Monitor(BaseCallback):
             f"{self.minutes():5.1f} min, {self.num_timesteps:,} steps",
             timesteps=self.num_timesteps, minutes=round(self.minutes(), 3),
         )  # fmt: skip
+        keep_best(self.cfg, self.paths, rows, self.model.policy)
         self.eval_seconds += time.perf_counter() - t
         if self.stop_when is not None and self.stop_when(rows):
             self.stopped_by_evaluation = True

@@ -3,7 +3,8 @@
 The learner plays one rotating seat of `num_envs` games stepped together by the batched
 engine (`SingleAgentVecEnv`); the other seats draw their agent per game from the pool
 (scripted agents and frozen snapshots of the learner). Output in the config's `out`:
-`model.zip`, `results.json` (final evaluation, targets, throughput, where the time went),
+`model.zip` (with `evaluation.keep_best`: the best periodic network; the last one is
+`last_model.zip`), `results.json` (final evaluation, targets, throughput, where the time went),
 `evaluations.csv`, `training.csv`, `tensorboard/`, `learning_curve.png`, `checkpoints/`, and
 with `video_episodes` that many games of the trained agent in `videos/`.
 `--resume` continues from the last checkpoint; `--ship` copies the model into the package
@@ -20,7 +21,9 @@ from card_envs.training.config import TrainConfig
 from card_envs.training.run import (
     budget_words,
     finish,
+    forget_best_after,
     results_head,
+    save_final,
     start_model,
     start_run,
     training_env,
@@ -54,6 +57,7 @@ def train(
         done = model.num_timesteps
         keep_rows_until(paths.evaluations, done)
         keep_rows_until(paths.progress, done)
+        forget_best_after(paths, done)
         elapsed = state["minutes"] * 60
         echo(f"resuming {config.name} at {done:,} steps ({state['minutes']:.1f} min)")
     elif config.uses_self_play:
@@ -72,9 +76,9 @@ def train(
         model.learn(remaining, callback=monitor, reset_num_timesteps=False)
     session = time.perf_counter() - t0
     minutes = elapsed / 60 + session / 60
-    model.save(paths.model)
     if remaining > 0:
         monitor.save_checkpoint()
+    best = save_final(config, paths, model)
 
     steps = model.num_timesteps - start_steps
     split = monitor.time_split() if remaining > 0 else {}
@@ -89,6 +93,7 @@ def train(
         else None,  # fmt: skip
         "time_split_s": {k: round(v, 1) for k, v in split.items()},
         "imitation": imitation,
+        "best": best,
     }
     results |= finish(config, paths, model.policy, {"timesteps": model.num_timesteps,
                       "minutes": round(minutes, 3)}, EVAL_COLUMNS, echo=echo)  # fmt: skip

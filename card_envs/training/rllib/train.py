@@ -87,6 +87,9 @@ def check_supported(config: TrainConfig) -> None:
         raise TrainConfigError(
             f"--backend rllib trains multi-agent envs; {config.env} has one seat"
         )
+    if config.keep_best is not None:
+        raise TrainConfigError("--backend rllib ends with its last network: evaluation.keep_best "
+                               "needs the sb3 backend")  # fmt: skip
     if config.sampling != "uniform":
         raise TrainConfigError(
             f"--backend rllib draws the snapshots uniformly; opponents.sampling: "

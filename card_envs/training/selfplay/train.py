@@ -38,6 +38,7 @@ from card_envs.training.monitor import (
     TRAIN_COLUMNS,
     Paths,
     append_rows,
+    keep_best,
     keep_rows_until,
     periodic_evaluation,
 )
@@ -45,7 +46,9 @@ from card_envs.training.opponents import OpponentPool
 from card_envs.training.run import (
     budget_words,
     finish,
+    forget_best_after,
     results_head,
+    save_final,
     start_model,
     start_run,
     training_env,
@@ -152,6 +155,7 @@ def train_selfplay(
         done, rollouts, elapsed = state["timesteps"], state["rollouts"], state["minutes"] * 60
         keep_rows_until(paths.evaluations, done)
         keep_rows_until(paths.progress, done)
+        forget_best_after(paths, done)
         echo(f"resuming {config.name} at {done:,} steps ({state['minutes']:.1f} min)")
     elif config.uses_self_play and config.selfplay.opponent_seats > 0:
         pool.add_snapshot(policy)  # the starting policy until the first snapshot is due
@@ -171,6 +175,7 @@ def train_selfplay(
             f"{minutes():5.1f} min, {done:,} steps", timesteps=done, minutes=round(minutes(), 3),
         )  # fmt: skip
         logger.dump(done)
+        keep_best(config, paths, rows, policy)
         split["eval_s"] += time.perf_counter() - t
         return stop_when is not None and stop_when(rows)
 
@@ -215,7 +220,7 @@ def train_selfplay(
     if done > start_steps:
         checkpoint()
     model.num_timesteps = done
-    model.save(paths.model)
+    best = save_final(config, paths, model)
     steps = done - start_steps
     seconds = run.seconds() | split
     results = results_head(config, "selfplay") | {
@@ -230,6 +235,7 @@ def train_selfplay(
         "time_split_s": {k: round(v, 1) for k, v in seconds.items()},
         "games": run.games,
         "imitation": imitation,
+        "best": best,
     }
     when = {"timesteps": done, "minutes": round(minutes(), 3)}
     results |= finish(config, paths, policy, when, EVAL_COLUMNS, echo=echo)
