@@ -1,33 +1,23 @@
-"""`gymnasium.make_vec` on every learner view: the native vector env (the batched engine,
-`card_envs.wrappers.gym_vector`) beside Gymnasium's `SyncVectorEnv` of one-instance envs.
+"""The `gymnasium.make_vec` loop of the throughput benchmark (its "Gymnasium vector envs"
+table): the native vector env over the batched engine (`card_envs.wrappers.gym_vector`) and
+Gymnasium's `SyncVectorEnv` of one-instance envs, driven alike.
 
-    python -m benchmarks.gym_vector [--num-envs 8 64 512] [--seconds 3] [--opponents random]
-                                    [--out docs/figures/gym_vector.md]
-
-For each multi-agent id at its default config and each row count: learner steps/s (rows x
-steps / wall time) of `gymnasium.make_vec(id, num_envs=N, opponents=...)` in its default
-mode and in `vectorization_mode="sync"`, one thread, NEXT_STEP autoreset in both, a random
-legal action per row from `info["action_mask"]` (its time counts: a loop needs it), the
-opponents' moves inside the step. The ratio is native / sync.
+A runner steps `gymnasium.make_vec(id, num_envs=rows, opponents=...)` (its default mode, or
+`vectorization_mode="sync"`) with NEXT_STEP autoreset, a random legal action per row from
+`info["action_mask"]` (its time counts: a loop needs it), the opponents' moves inside the
+step. It counts the rows' decisions: a row's reset step, the one after its game ended, is
+timed but not counted.
 """
 
 from __future__ import annotations
 
-import argparse
 from time import perf_counter
 
 import gymnasium
 import numpy as np
 
-from card_envs.registry import gym_id, multi_agent_env_ids
-from card_envs.testing.report import command_line, printed, write_page
-
-PROG = "python -m benchmarks.gym_vector"
-ABOUT = (
-    f"Written by `{PROG}` (see its docstring): learner steps/s of `gymnasium.make_vec` on "
-    "each learner view, the native vector env over the batched engine beside Gymnasium's "
-    "`SyncVectorEnv` of one-instance envs, one thread, random legal actions."
-)
+from benchmarks.peers import NO_LIMIT, Measured, Runner
+from card_envs.registry import gym_id
 
 
 def legal_actions(rng: np.random.Generator, info: dict, rows: int) -> np.ndarray:
@@ -39,42 +29,26 @@ def legal_actions(rng: np.random.Generator, info: dict, rows: int) -> np.ndarray
     return scores.argmax(axis=1)
 
 
-def rate(env, rows: int, seconds: float) -> float:
-    rng = np.random.default_rng(0)
-    _, info = env.reset(seed=0)
-    for _ in range(3):  # compile and warm
-        _, _, _, _, info = env.step(legal_actions(rng, info, rows))
-    steps, t0 = 0, perf_counter()
-    while perf_counter() - t0 < seconds:
-        _, _, _, _, info = env.step(legal_actions(rng, info, rows))
-        steps += 1
-    return rows * steps / (perf_counter() - t0)
+def vector_runner(env_id: str, rows: int, seed: int, opponents: str, sync: bool) -> Runner:
+    """`run(seconds, max_steps) -> (decisions, finished games, elapsed)` over one
+    `make_vec` env of `rows` rows."""
+    mode = {"vectorization_mode": "sync"} if sync else {}
+    env = gymnasium.make_vec(gym_id(env_id), rows, opponents=opponents, **mode)
+    rng = np.random.default_rng(seed)
+    _, info = env.reset(seed=seed)
+    state = {"info": info, "ended": np.zeros(rows, dtype=bool)}
 
+    def run(seconds: float, max_steps: int = NO_LIMIT) -> Measured:
+        steps = episodes = 0
+        info, ended = state["info"], state["ended"]
+        start = perf_counter()
+        while perf_counter() - start < seconds and steps < max_steps:
+            _, _, term, trunc, info = env.step(legal_actions(rng, info, rows))
+            steps += rows - int(ended.sum())  # a row that ended last step only reset now
+            ended = term | trunc
+            episodes += int(ended.sum())
+        elapsed = perf_counter() - start
+        state["info"], state["ended"] = info, ended
+        return steps, episodes, elapsed
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
-    parser.add_argument("--num-envs", type=int, nargs="+", default=[8, 64, 512])
-    parser.add_argument("--seconds", type=float, default=3.0)
-    parser.add_argument("--opponents", default="random")
-    parser.add_argument("--env", action="append", choices=multi_agent_env_ids())
-    parser.add_argument("--out", metavar="PAGE", help="also write the table as a figures page")
-    args = parser.parse_args(argv)
-    with printed() as tables:
-        print(f"\nOpponents: `{args.opponents}`, {args.seconds:g} s per cell.\n")
-        print("| env id | rows | native steps/s | sync steps/s | native / sync |")
-        print("|---|---:|---:|---:|---:|")
-        for env_id in args.env or multi_agent_env_ids():
-            for rows in args.num_envs:
-                kw = {"opponents": args.opponents}
-                native = gymnasium.make_vec(gym_id(env_id), rows, **kw)
-                sync = gymnasium.make_vec(gym_id(env_id), rows, vectorization_mode="sync", **kw)
-                a, b = rate(native, rows, args.seconds), rate(sync, rows, args.seconds)
-                print(f"| {env_id} | {rows} | {a:,.0f} | {b:,.0f} | {a / b:.1f}x |", flush=True)
-    if args.out:
-        write_page(
-            args.out, "Gymnasium vector envs", ABOUT, command_line(PROG, argv), tables.getvalue()
-        )
-
-
-if __name__ == "__main__":
-    main()
+    return run

@@ -3,7 +3,7 @@
 Run from the repo root:
 
     python -m benchmarks.throughput [--seconds 3] [--num-envs 4096] [--env ID ...] [--json PATH]
-                                    [--peers]
+                                    [--vec-rows 8 64 512] [--peers]
 
 Measured in one process for each env id (default config and `Game.speed_configs`), on one
 thread unless said:
@@ -19,6 +19,11 @@ thread unless said:
 * threads: the same batched loop with the env on T threads (`make_vec(..., num_threads=T)`)
   for every T of `--threads` (default 1 up to the usable cores), timing the env's `step`
   only (the action choice is one thread's work outside it), and the speed-up over T=1.
+* Gymnasium vector envs: learner decisions/s of `gymnasium.make_vec(gym id, num_envs=R,
+  opponents="random")` for every R of `--vec-rows`, the native vector env (the ids'
+  registered vector entry point, over the batched engine) beside `vectorization_mode="sync"`
+  (Gymnasium's `SyncVectorEnv` of one-instance envs), default configs, one thread, a random
+  legal action per row from `info["action_mask"]` (benchmarks/gym_vector.py).
 
 The peer is `pettingzoo.classic.tictactoe_v3.env()` (wrappers included, as users get it),
 driven by exactly the same AEC loop. With `--peers` (extra `bench`), RLCard, OpenSpiel and
@@ -50,6 +55,7 @@ from pettingzoo.utils import wrappers  # noqa: E402
 
 import card_envs  # noqa: E402
 from benchmarks import peers  # noqa: E402
+from benchmarks.gym_vector import vector_runner  # noqa: E402
 from benchmarks.peers import NO_LIMIT, Runner, aec_runner  # noqa: E402
 from card_envs.core.threads import usable_cores  # noqa: E402
 from card_envs.registry import game_class  # noqa: E402
@@ -60,7 +66,8 @@ PROG = "python -m benchmarks.throughput"
 ABOUT = (
     f"Written by `{PROG}` (see benchmarks/README.md): steps per second of every env, AEC and "
     "batched, beside PettingZoo's own `tictactoe_v3` in the same process on one core, and the "
-    "batched env's scaling on more threads; with "
+    "batched env's scaling on more threads, and `gymnasium.make_vec`'s native vector env "
+    "beside Gymnasium's `SyncVectorEnv`; with "
     "`--peers`, other card-game libraries in the same interleaved rounds. Ratios move by "
     "10-20% between runs on shared machines: compare the rows of one run."
 )
@@ -250,6 +257,16 @@ def threads_table(results: dict[str, Any]) -> str:
     return markdown(head, rows, [False] + [True] * (len(head) - 1))
 
 
+def vector_table(results: dict[str, Any]) -> str:
+    head = ["env id", "rows", "native steps/s", "sync steps/s", "native / sync"]
+    rows = []
+    for env_id, by_rows in results["vector"].items():
+        for n, r in by_rows.items():
+            native, sync = r["native_steps_per_s"], r["sync_steps_per_s"]
+            rows.append([env_id, n, _rate(native), _rate(sync), _ratio(native / sync)])
+    return markdown(head, rows, [False, True, True, True, True])
+
+
 def peer_table(results: dict[str, Any]) -> str:
     head = ["env", "library", "obs each step", "steps/s", "episodes/s", "steps/episode"]
     head.append("x tictactoe AEC")
@@ -325,6 +342,19 @@ def body(results: dict[str, Any]) -> str:
         "",
         threads_table(results),
     ]
+    if results["vector"]:
+        lines += [
+            "",
+            "## Gymnasium vector envs",
+            "",
+            '`gymnasium.make_vec(id, num_envs=rows, opponents="random")` on each learner view '
+            "(default config) in the same rounds: the native vector env over the batched engine "
+            '(the default) beside `vectorization_mode="sync"` (Gymnasium\'s `SyncVectorEnv` of '
+            "one-instance envs), one thread, NEXT_STEP autoreset, a random legal action per row "
+            'from `info["action_mask"]`; a row\'s reset step is not counted.',
+            "",
+            vector_table(results),
+        ]
     if "peers" in results:
         v = results["peers"]["versions"]
         lines += [
@@ -410,6 +440,7 @@ def run(
     rounds: int,
     with_peers: bool = False,
     threads: list[int] | None = None,
+    vec_rows: tuple[int, ...] = (),
 ) -> dict[str, Any]:
     threads = threads or list(range(1, usable_cores() + 1))
     runners: dict[str, Runner] = {f"{PEER}/aec": aec_runner(tictactoe_v3.env(), seed)}
@@ -421,6 +452,13 @@ def run(
         runners[f"{label}/batched"] = batched_runner(env_id, config, num_envs, seed)
         for t in threads:
             runners[f"{label}/threads={t}"] = threaded_runner(env_id, config, num_envs, seed, t)
+    vec_ids = list(dict.fromkeys(env_id for _, env_id, _ in cases))
+    for env_id in vec_ids:
+        for n in vec_rows:
+            for mode in ("native", "sync"):
+                runners[f"{env_id}/make_vec/{n}/{mode}"] = vector_runner(
+                    env_id, n, seed, "random", sync=mode == "sync"
+                )
     missing: dict[str, str] = {}
     if with_peers:
         installed, missing = peers.peer_runners(seed)
@@ -456,9 +494,21 @@ def run(
             "num_envs": num_envs,
             "seed": seed,
             "threads": threads,
+            "vec_rows": list(vec_rows),
         },
         "peer": {"env": PEER, "aec_steps_per_s": p, "raw": peer},
         "envs": envs,
+        "vector": {
+            env_id: {
+                str(n): {
+                    f"{mode}_steps_per_s": res[f"{env_id}/make_vec/{n}/{mode}"]["steps_per_s"]
+                    for mode in ("native", "sync")
+                }
+                for n in vec_rows
+            }
+            for env_id in vec_ids
+            if vec_rows
+        },
         "targets": {
             env_id: {"aec_x_tictactoe": a, "batched_x_tictactoe_aec": b}
             for env_id, (a, b) in targets(list(dict.fromkeys(e for _, e, _ in cases))).items()
@@ -547,6 +597,14 @@ def main(argv: list[str] | None = None) -> int:
         help="thread count of the batched env's scaling table (repeatable; default: 1 up to "
         "the usable cores)",
     )
+    parser.add_argument(
+        "--vec-rows",
+        type=int,
+        nargs="*",
+        default=[8, 64, 512],
+        metavar="R",
+        help="row counts of the make_vec table (default 8 64 512; none: no table)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of envs and actions")
     parser.add_argument("--json", metavar="PATH", help="also write the numbers as JSON")
     parser.add_argument(
@@ -570,6 +628,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--rounds must be at least 1")
     if args.num_envs < 1:
         parser.error("--num-envs must be at least 1")
+    if any(n < 1 for n in args.vec_rows):
+        parser.error(f"--vec-rows must be at least 1, got {args.vec_rows}")
     threads = sorted({1, *(args.threads or range(1, usable_cores() + 1))})
     if threads[-1] > usable_cores() or threads[0] < 1:
         parser.error(f"--threads must be in 1..{usable_cores()} (the usable cores)")
@@ -582,6 +642,7 @@ def main(argv: list[str] | None = None) -> int:
         args.rounds,
         args.peers,
         threads,
+        tuple(args.vec_rows),
     )
     print(report(results))
     if args.out:

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from benchmarks import baselines, exploitability, gym_vector, parallelism, throughput
+from benchmarks import baselines, exploitability, parallelism, throughput
 from benchmarks import exit as exit_figures
 from card_envs.agents.specs import spec_digest
 from card_envs.core.threads import usable_cores
@@ -45,34 +45,25 @@ def test_baselines_page_has_every_shipped_model(tmp_path):
         assert body.count(f"\n## {env}\n") == 1 and body.count(f"\n| {env} |") == 1, env
 
 
-def test_gym_vector_page_has_native_and_sync_per_row_count(tmp_path):
-    page = tmp_path / "gym_vector.md"
-    argv = ["--env", "no_thanks_v0", "--num-envs", "2", "4", "--seconds", "0.05"]
-    gym_vector.main([*argv, "--out", str(page)])
-    body = _check_head(
-        page.read_text(),
-        "Gymnasium vector envs",
-        " ".join([gym_vector.PROG, *argv, "--out", str(page)]),
-    )
-    rows = [line.split("|")[1:-1] for line in body if line.startswith("| no_thanks_v0 ")]
-    assert [r[1].strip() for r in rows] == ["2", "4"]
-    assert all(float(r[2].replace(",", "")) > 0 and r[4].strip().endswith("x") for r in rows)
-
-
 def test_throughput_page_has_the_run_table(tmp_path):
     page = tmp_path / "throughput.md"
-    argv = ["--env", "no_thanks_v0", "--seconds", "0.01", "--rounds", "1", "--num-envs", "8"]
+    argv = ["--env", "no_thanks_v0", "--seconds", "0.01", "--rounds", "1", "--num-envs", "8",
+            "--vec-rows", "2", "4"]  # fmt: skip
     assert throughput.main([*argv, "--out", str(page)]) == 0
     body = _check_head(
         page.read_text(), "Throughput", " ".join([throughput.PROG, *argv, "--out", str(page)])
     )
     assert any(line.startswith("| no_thanks_v0 ") for line in body)
-    threads = body[body.index("## Threads") :]
+    threads = body[body.index("## Threads") : body.index("## Gymnasium vector envs")]
     head = next(line for line in threads if line.startswith("| env"))
     assert [f"T={t} steps/s" in head for t in range(1, usable_cores() + 1)] == [True] * (
         usable_cores()
     )
     assert sum(line.startswith("| no_thanks_v0 ") for line in threads) == 1
+    vec = body[body.index("## Gymnasium vector envs") :]
+    rows = [line.split("|")[1:-1] for line in vec if line.startswith("| no_thanks_v0 ")]
+    assert [r[1].strip() for r in rows] == ["2", "4"]  # native and sync per row count
+    assert all(float(r[2].replace(",", "")) > 0 and r[4].strip().endswith("x") for r in rows)
     assert any(line.startswith("| tictactoe_v3 (PettingZoo, env()) ") for line in body)
 
 
