@@ -15,9 +15,8 @@ import torch  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 
 from card_envs.training.config import TrainConfigError, parse_config  # noqa: E402
-from card_envs.training.monitor import Paths  # noqa: E402
+from card_envs.training.monitor import Paths, resume_at  # noqa: E402
 from card_envs.training.ppo.train import train  # noqa: E402
-from card_envs.training.run import forget_best_after  # noqa: E402
 from card_envs.training.selfplay.train import train_selfplay  # noqa: E402
 
 TINY = {
@@ -94,5 +93,5 @@ def test_a_resumed_run_forgets_a_best_network_after_its_checkpoint(tmp_path):
     for checkpoint, kept in ((800, True), (400, False)):
         paths.best.write_bytes(b"weights")
         paths.best_note.write_text(json.dumps({"timesteps": 800, "win_rate": 0.5}))
-        forget_best_after(paths, checkpoint)
+        resume_at(paths, checkpoint)
         assert paths.best_note.exists() == kept and paths.best.exists() == kept

@@ -64,6 +64,17 @@ def append_rows(path: Path, columns: list[str], rows: list[dict]) -> None:
         writer.writerows(rows)
 
 
+def resume_at(paths: Paths, timesteps: int) -> None:
+    """Drop what a resumed run does again: the CSV rows after its checkpoint at `timesteps`,
+    and an `evaluation.keep_best` network from after it."""
+    keep_rows_until(paths.evaluations, timesteps)
+    keep_rows_until(paths.progress, timesteps)
+    if paths.best_note.exists():
+        if json.loads(paths.best_note.read_text())["timesteps"] > timesteps:
+            paths.best_note.unlink()
+            paths.best.unlink(missing_ok=True)
+
+
 def keep_rows_until(path: Path, timesteps: int) -> None:
     """Drop CSV rows logged after `timesteps` (a resumed run logs them again) and final
     evaluations (the resumed run ends with its own)."""
@@ -199,7 +210,7 @@ def periodic_evaluation(
 ) -> list[dict]:
     """A periodic evaluation (`config.eval_games`, the same deals every time) logged in
     evaluations.csv with `fields` (when it was), the SB3 `logger` (TensorBoard) and one
-    echoed line."""
+    echoed line; with `evaluation.keep_best`, the policy's weights kept if it did best."""
     t = time.perf_counter()
     seed = PERIODIC_SEED_OFFSET + config.seed
     rows = evaluate_policy(config, policy, config.eval_games, seed, config.eval_workers)
@@ -211,6 +222,7 @@ def periodic_evaluation(
             row["win_rate"],
         )
     append_rows(paths.evaluations, columns, rows)
+    keep_best(config, paths, rows, policy)
     echo(
         f"[{when}] "
         + "; ".join(
@@ -322,7 +334,6 @@ class Monitor(BaseCallback):
             f"{self.minutes():5.1f} min, {self.num_timesteps:,} steps",
             timesteps=self.num_timesteps, minutes=round(self.minutes(), 3),
         )  # fmt: skip
-        keep_best(self.cfg, self.paths, rows, self.model.policy)
         self.eval_seconds += time.perf_counter() - t
         if self.stop_when is not None and self.stop_when(rows):
             self.stopped_by_evaluation = True

@@ -151,17 +151,6 @@ def start_model(config: TrainConfig, venv, paths, resume: bool, echo=print):
     return model, None, imitation, time.perf_counter() - t_imitation
 
 
-def forget_best_after(paths, timesteps: int) -> None:
-    """A resumed run drops a best network from after its checkpoint (it trains that part
-    again)."""
-    if (
-        paths.best_note.exists()
-        and json.loads(paths.best_note.read_text())["timesteps"] > timesteps
-    ):
-        paths.best_note.unlink()
-        paths.best.unlink(missing_ok=True)
-
-
 def save_final(config: TrainConfig, paths, model) -> dict | None:
     """model.zip: the run's last network, or with `evaluation.keep_best` its best one (loaded
     into `model`, so that the final evaluation plays it; the last saved as last_model.zip).

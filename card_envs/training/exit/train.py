@@ -25,7 +25,7 @@ def train_exit(
         load_start,
         run_rounds,
     )
-    from card_envs.training.monitor import keep_rows_until, periodic_evaluation
+    from card_envs.training.monitor import periodic_evaluation, resume_at
     from card_envs.training.opponents import OpponentPool
     from card_envs.training.video import require_moviepy
 
@@ -35,8 +35,7 @@ def train_exit(
     venv = training_env(config, OpponentPool(config))  # the spaces of the MaskablePPO model
     model, state, imitation, elapsed = start_model(config, venv, paths, resume, echo)
     if resume:
-        keep_rows_until(paths.evaluations, state["positions"])
-        keep_rows_until(paths.progress, state["positions"])
+        resume_at(paths, state["positions"])
         echo(f"resuming {config.name} after round {state['round']} ({state['minutes']:.1f} min)")
     else:
         state = fresh_state() | {"minutes": elapsed / 60}  # imitation counts towards the limit

@@ -21,7 +21,6 @@ from card_envs.training.config import TrainConfig
 from card_envs.training.run import (
     budget_words,
     finish,
-    forget_best_after,
     results_head,
     save_final,
     start_model,
@@ -40,7 +39,7 @@ def train(
     from card_envs.training.monitor import (
         EVAL_COLUMNS,
         Monitor,
-        keep_rows_until,
+        resume_at,
     )
     from card_envs.training.opponents import OpponentPool
     from card_envs.training.video import require_moviepy
@@ -55,9 +54,7 @@ def train(
     if resume:
         pool.load(paths.checkpoint_pool, model.policy)
         done = model.num_timesteps
-        keep_rows_until(paths.evaluations, done)
-        keep_rows_until(paths.progress, done)
-        forget_best_after(paths, done)
+        resume_at(paths, done)
         elapsed = state["minutes"] * 60
         echo(f"resuming {config.name} at {done:,} steps ({state['minutes']:.1f} min)")
     elif config.uses_self_play:

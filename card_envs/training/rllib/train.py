@@ -303,7 +303,7 @@ def train(
         EVAL_COLUMNS,
         append_rows,
         evaluate_learner,
-        keep_rows_until,
+        resume_at,
     )
     from card_envs.training.run import FINAL_EVAL_SEED_OFFSET, start_run, targets
     from card_envs.training.video import record_videos, require_moviepy
@@ -324,8 +324,7 @@ def train(
     if resume:
         run = Run.from_json(config, paths.checkpoint_state.read_text())
         restore(algo, algo_dir, snapshots)
-        keep_rows_until(paths.evaluations, run.steps)  # rows after the checkpoint are redone
-        keep_rows_until(paths.progress, run.steps)
+        resume_at(paths, run.steps)  # rows after the checkpoint are redone
         echo(f"resuming {config.name} at {run.steps:,} learner steps ({run.minutes:.1f} min)")
     else:
         run = Run(config)

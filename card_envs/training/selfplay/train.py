@@ -38,15 +38,13 @@ from card_envs.training.monitor import (
     TRAIN_COLUMNS,
     Paths,
     append_rows,
-    keep_best,
-    keep_rows_until,
     periodic_evaluation,
+    resume_at,
 )
 from card_envs.training.opponents import OpponentPool
 from card_envs.training.run import (
     budget_words,
     finish,
-    forget_best_after,
     results_head,
     save_final,
     start_model,
@@ -153,9 +151,7 @@ def train_selfplay(
     if resume:
         pool.load(paths.checkpoint_pool, policy)
         done, rollouts, elapsed = state["timesteps"], state["rollouts"], state["minutes"] * 60
-        keep_rows_until(paths.evaluations, done)
-        keep_rows_until(paths.progress, done)
-        forget_best_after(paths, done)
+        resume_at(paths, done)
         echo(f"resuming {config.name} at {done:,} steps ({state['minutes']:.1f} min)")
     elif config.uses_self_play and config.selfplay.opponent_seats > 0:
         pool.add_snapshot(policy)  # the starting policy until the first snapshot is due
@@ -175,7 +171,6 @@ def train_selfplay(
             f"{minutes():5.1f} min, {done:,} steps", timesteps=done, minutes=round(minutes(), 3),
         )  # fmt: skip
         logger.dump(done)
-        keep_best(config, paths, rows, policy)
         split["eval_s"] += time.perf_counter() - t
         return stop_when is not None and stop_when(rows)
 
