@@ -22,6 +22,8 @@ from card_envs.training.selfplay.train import train_selfplay  # noqa: E402
 from card_envs.training.train import build_parser, run  # noqa: E402
 
 CONFIGS = sorted(Path(__file__).resolve().parent.parent.glob("configs/training/selfplay/*.yaml"))
+# warm-started designs that trained a shipped `selfplay` network (docs/selfplay.md)
+WARM = sorted(Path(__file__).resolve().parent.parent.glob("configs/training/selfplay/warm/*.yaml"))
 TINY = {
     "env": "no_thanks_v0",
     "config": {"num_players": 3},
@@ -214,7 +216,7 @@ def test_shipped_selfplay_configs_cover_every_multi_seat_game_and_fit_an_hour():
         assert cfg.time_limit_minutes <= 55 and cfg.torch_threads + cfg.num_threads <= 4
 
 
-@pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", CONFIGS + WARM, ids=lambda p: f"{p.parent.name}-{p.stem}")
 def test_a_short_run_of_each_shipped_selfplay_config(path, tmp_path):
     raw = yaml.safe_load(path.read_text())
     first, *rest = raw["mix"]
@@ -226,20 +228,34 @@ def test_a_short_run_of_each_shipped_selfplay_config(path, tmp_path):
                        "runs": 2 if raw["evaluation"].get("runs") else 0},
         "opponents": {**raw["opponents"], "snapshot_every": 200},
     }  # fmt: skip
+    if "imitation" in raw:
+        raw["imitation"] = {**raw["imitation"], "samples": 64, "epochs": 1}
     res = train_selfplay(parse_config(raw, default_name=path.stem), echo=lambda _: None)
     assert res["timesteps"] >= 600 and res["final_evaluation"]
     assert (tmp_path / "run/model.zip").is_file()
 
 
-def test_the_shipped_selfplay_network_plays_as_its_spec_in_every_setting():
-    from card_envs.agents.ppo import has_shipped_model
+SHIPPED = {  # the shipped `selfplay` networks and the configs that trained them
+    "no_thanks_v0": "selfplay/no_thanks.yaml",
+    "double_or_nothing_v0": "selfplay/warm/double_or_nothing.yaml",
+}
 
-    assert has_shipped_model("no_thanks_v0", "selfplay")
-    for n in (3, 7):
-        agent = make_agent("selfplay", "no_thanks_v0", seed=0, num_players=n)
+
+@pytest.mark.parametrize("env_id", SHIPPED)
+def test_each_shipped_selfplay_network_plays_its_spec_and_names_its_config(env_id):
+    from card_envs.agents.ppo import has_shipped_model, model_file
+    from card_envs.training.ship import MODELS
+
+    assert has_shipped_model(env_id, "selfplay")
+    # its note names the config that trained it, and that config's mix is what it plays
+    note = json.loads((MODELS / model_file(env_id, "selfplay")).with_suffix(".json").read_text())
+    cfg = load_config(Path(__file__).resolve().parent.parent / "configs/training" / SHIPPED[env_id])
+    assert note["name"] == cfg.name and note["env"] == env_id
+    for setting in (cfg.settings[0], cfg.settings[-1]):
+        n = setting["num_players"]
+        agent = make_agent("selfplay", env_id, seed=0, **setting)
         assert agent.spec == "selfplay"
-        result = evaluate("no_thanks_v0", [agent] + ["random"] * (n - 1), games=2 * n,
-                          seed=3, num_players=n)  # fmt: skip
+        result = evaluate(env_id, [agent] + ["random"] * (n - 1), games=2 * n, seed=3, **setting)
         assert result[0].games == 2 * n
 
 
