@@ -21,9 +21,10 @@ from card_envs.training.selfplay.table import Table  # noqa: E402
 from card_envs.training.selfplay.train import train_selfplay  # noqa: E402
 from card_envs.training.train import build_parser, run  # noqa: E402
 
-CONFIGS = sorted(Path(__file__).resolve().parent.parent.glob("configs/training/selfplay/*.yaml"))
+TRAINING = Path(__file__).resolve().parent.parent / "configs/training"
+CONFIGS = sorted(TRAINING.glob("selfplay/*.yaml"))
 # warm-started designs that trained a shipped `selfplay` network (docs/selfplay.md)
-WARM = sorted(Path(__file__).resolve().parent.parent.glob("configs/training/selfplay/warm/*.yaml"))
+WARM = sorted(TRAINING.glob("selfplay/warm/*.yaml"))
 TINY = {
     "env": "no_thanks_v0",
     "config": {"num_players": 3},
@@ -249,8 +250,9 @@ def test_each_shipped_selfplay_network_plays_its_spec_and_names_its_config(env_i
     assert has_shipped_model(env_id, "selfplay")
     # its note names the config that trained it, and that config's mix is what it plays
     note = json.loads((MODELS / model_file(env_id, "selfplay")).with_suffix(".json").read_text())
-    cfg = load_config(Path(__file__).resolve().parent.parent / "configs/training" / SHIPPED[env_id])
+    cfg = load_config(TRAINING / SHIPPED[env_id])
     assert note["name"] == cfg.name and note["env"] == env_id
+    assert note["mix"] == {option: list(values) for option, values in cfg.mix}
     for setting in (cfg.settings[0], cfg.settings[-1]):
         n = setting["num_players"]
         agent = make_agent("selfplay", env_id, seed=0, **setting)
