@@ -28,9 +28,9 @@ from time import perf_counter
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from card_envs.core import layout
+from card_envs.core.jit import njit
 from card_envs.evaluation import evaluate
 from card_envs.registry import make_game
 

@@ -4,9 +4,10 @@ where other libraries look for them: Gymnasium ids and PettingZoo-style modules.
 from __future__ import annotations
 
 import functools
+import importlib
 import sys
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
 import gymnasium
 import pettingzoo
@@ -16,21 +17,43 @@ from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 from card_envs.core.aec import CardEnv
 from card_envs.core.batched import BatchedEnv
 from card_envs.core.engine import Game
-from card_envs.games.double_or_nothing import DoubleOrNothing
-from card_envs.games.double_or_nothing.run_env import DoubleOrNothingRun
-from card_envs.games.no_thanks import NoThanks
-from card_envs.games.rummidrez import Rummidrez
-from card_envs.games.rummidrez.solo_env import RummidrezSoloEnv
-from card_envs.games.super_zwierzaki import SuperZwierzaki
-from card_envs.games.surfosaurus import Surfosaurus
 
-_GAMES: dict[str, type[Game]] = {
-    g.env_id: g for g in (NoThanks, Surfosaurus, DoubleOrNothing, Rummidrez, SuperZwierzaki)
+# the games, each as "module:Class" until its id is first used: `import card_envs` then
+# imports no game package (half a second), and a game's kernels load only when it is played
+_GAMES: dict[str, type[Game] | str] = {
+    "no_thanks_v0": "card_envs.games.no_thanks:NoThanks",
+    "surfosaurus_max_v0": "card_envs.games.surfosaurus:Surfosaurus",
+    "double_or_nothing_v0": "card_envs.games.double_or_nothing:DoubleOrNothing",
+    "rummidrez_v0": "card_envs.games.rummidrez:Rummidrez",
+    "super_zwierzaki_v0": "card_envs.games.super_zwierzaki:SuperZwierzaki",
 }
-# single-agent Gymnasium envs: a game against a built-in opponent, or a one-seat game; each
-# names the id its agents are built for (`agent_env`): a multi-agent id with the same
-# observations and actions, or its own id when it serves a `Game` of its own (`game_type`)
-_SINGLE_AGENT = {env.env_id: env for env in (DoubleOrNothingRun, RummidrezSoloEnv)}
+
+
+class _SingleAgent(NamedTuple):
+    """A single-agent Gymnasium env: a game against a built-in opponent, or a one-seat game.
+    The two facts beside its class are its class's own (`agent_env`, `game_type`), kept
+    here so that they are known before the class is imported (a test pins them)."""
+
+    path: str  # "module:Class"
+    agent_env: str  # the id its agents are built for (its own when it serves its own game)
+    own_game: bool  # it serves a one-seat `Game` of its own (`game_type`): batched too
+
+
+_SINGLE_AGENT = {
+    "double_or_nothing_run_v0": _SingleAgent(
+        "card_envs.games.double_or_nothing.run_env:DoubleOrNothingRun",
+        "double_or_nothing_v0",
+        False,
+    ),
+    "rummidrez_solo_v0": _SingleAgent(
+        "card_envs.games.rummidrez.solo_env:RummidrezSoloEnv", "rummidrez_solo_v0", True
+    ),
+}
+
+
+def _import(path: str) -> Any:
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def env_ids() -> list[str]:
@@ -46,25 +69,32 @@ def multi_agent_env_ids() -> list[str]:
 def _own_game(env_id: Any) -> type[Game] | None:
     """The one-seat game a single-agent id serves of its own (its `game_type`), else None."""
     single = _SINGLE_AGENT.get(env_id) if isinstance(env_id, str) else None
-    return getattr(single, "game_type", None)
+    return single_agent_env_class(env_id).game_type if single and single.own_game else None
 
 
 def batched_env_ids() -> list[str]:
     """The ids `make_vec` batches (and `card-envs train` trains on): every multi-agent id and
     the single-agent ids over a one-seat game of their own (`game_type`)."""
-    return sorted([*_GAMES, *filter(_own_game, _SINGLE_AGENT)])
+    return sorted([*_GAMES, *(i for i, single in _SINGLE_AGENT.items() if single.own_game)])
 
 
-def game_class(env_id: str) -> type[Game]:
-    if env_id in _SINGLE_AGENT:
+def check_multi_agent(env_id: Any) -> None:
+    """Raise a clear error unless `env_id` is a multi-agent id (imports no game)."""
+    if isinstance(env_id, str) and env_id in _SINGLE_AGENT:
         raise ValueError(
             f"{env_id!r} is a single-agent Gymnasium env: use card_envs.make({env_id!r}); "
             f"multi-agent ids are {sorted(_GAMES)}"
         )
-    try:
-        return _GAMES[env_id]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown env id {env_id!r}; known ids are {env_ids()}") from None
+    if not isinstance(env_id, str) or env_id not in _GAMES:
+        raise ValueError(f"unknown env id {env_id!r}; known ids are {env_ids()}")
+
+
+def game_class(env_id: str) -> type[Game]:
+    check_multi_agent(env_id)
+    game = _GAMES[env_id]
+    if isinstance(game, str):
+        game = _GAMES[env_id] = _import(game)
+    return game
 
 
 def register_game(game: type[Game]) -> None:
@@ -85,7 +115,7 @@ def single_agent_env_class(env_id: str) -> type:
     """The Gymnasium env class of a single-agent id."""
     if env_id not in _SINGLE_AGENT:
         raise ValueError(f"{env_id!r} is not a single-agent id; they are {sorted(_SINGLE_AGENT)}")
-    return _SINGLE_AGENT[env_id]
+    return _import(_SINGLE_AGENT[env_id].path)
 
 
 def single_agent_env_ids() -> list[str]:
@@ -103,7 +133,7 @@ def agent_env_id(env_id: str) -> str:
 def run_env_id(env_id: str) -> str | None:
     """The single-agent env that plays `env_id`'s agents against the game's built-in computer
     (one whose `agent_env` is `env_id`: `double_or_nothing_run_v0`), or None."""
-    runs = [s for s, env in _SINGLE_AGENT.items() if s != env_id and env.agent_env == env_id]
+    runs = [s for s, one in _SINGLE_AGENT.items() if s != env_id and one.agent_env == env_id]
     return runs[0] if runs else None
 
 
@@ -121,10 +151,10 @@ def kernel_groups() -> list[tuple[str, ...]]:
     folders: dict[str, list[str]] = {}
     cost: dict[str, float] = {}
     for env_id in env_ids():
-        cls = _SINGLE_AGENT.get(env_id) or _GAMES[env_id]
-        folder = _folder(cls)
+        single = env_id in _SINGLE_AGENT
+        folder = _folder(single_agent_env_class(env_id) if single else game_class(env_id))
         folders.setdefault(folder, []).append(env_id)
-        game = _own_game(env_id) or _GAMES.get(env_id)
+        game = _own_game(env_id) if single else game_class(env_id)
         seconds = game.compile_seconds if game is not None else 0.0
         cost[folder] = max(cost.get(folder, 0.0), seconds)
     order = sorted(folders, key=lambda folder: (-cost[folder], folder))
@@ -134,7 +164,7 @@ def kernel_groups() -> list[tuple[str, ...]]:
 def env_options(env_id: str) -> dict:
     """The options (`core.config.Option`) an id's config takes."""
     if env_id in _SINGLE_AGENT:
-        return _SINGLE_AGENT[env_id].options
+        return single_agent_env_class(env_id).options
     return game_class(env_id).options
 
 
@@ -151,7 +181,7 @@ def make(
     """PettingZoo AEC env of `env_id` (no wrappers needed: order and legality are enforced);
     for a single-agent id, its Gymnasium env."""
     if env_id in _SINGLE_AGENT:
-        return _SINGLE_AGENT[env_id](render_mode, illegal_action, **config)
+        return single_agent_env_class(env_id)(render_mode, illegal_action, **config)
     return CardEnv(make_game(env_id, **config), render_mode, illegal_action)
 
 
@@ -162,7 +192,7 @@ def make_parallel(
 
     Each step applies the action of the one seat to act (the one whose `action_mask` is not
     all zero); the other seats' actions are required but ignored."""
-    game_class(env_id)  # a single-agent or unknown id fails here, naming the multi-agent ids
+    check_multi_agent(env_id)  # a single-agent or unknown id fails here, naming the ids
     return turn_based_aec_to_parallel(make(env_id, render_mode, illegal_action, **config))
 
 
@@ -188,7 +218,7 @@ def gym_id(env_id: str) -> str:
     view (`SingleAgentEnv`, opponents inside) for a multi-agent one."""
     if env_id in _SINGLE_AGENT:
         return f"{NAMESPACE}/{env_id}"
-    game_class(env_id)
+    check_multi_agent(env_id)
     return f"{NAMESPACE}/{env_id}-single"
 
 
@@ -201,11 +231,9 @@ def register_envs() -> None:
         return  # done already (card_envs reloaded): registering again would warn
     for env_id in _GAMES:
         _register_with_libraries(env_id)
-    for env_id, cls in _SINGLE_AGENT.items():  # those on a batched engine also as rows
-        rows = f"card_envs.wrappers.gym_vector:{env_id}" if _own_game(env_id) else None
-        gymnasium.register(
-            gym_id(env_id), f"{cls.__module__}:{cls.__name__}", vector_entry_point=rows
-        )
+    for env_id, single in _SINGLE_AGENT.items():  # those on a batched engine also as rows
+        rows = f"card_envs.wrappers.gym_vector:{env_id}" if single.own_game else None
+        gymnasium.register(gym_id(env_id), single.path, vector_entry_point=rows)
 
 
 def _register_with_libraries(env_id: str) -> None:
@@ -224,7 +252,7 @@ def pettingzoo_module(env_id: str) -> ModuleType:
     """The module `card_envs.<env_id>`, as PettingZoo's own env modules are: `env()` and
     `raw_env()` (the same AEC env, which needs no wrappers) and `parallel_env()`, each taking
     `render_mode`, `illegal_action` and the game's options."""
-    game_class(env_id)
+    check_multi_agent(env_id)
     name = f"{__package__}.{env_id}"
     module = ModuleType(name, f"`{env_id}` the PettingZoo way: env(), raw_env(), parallel_env().")
     module.env = module.raw_env = functools.partial(make, env_id)

@@ -39,9 +39,9 @@ import time
 from collections.abc import Iterator
 
 import numpy as np
-from numba import njit
 
 from card_envs.core import layout
+from card_envs.core.jit import njit
 from card_envs.core.rng import next_u32
 from card_envs.evaluation.stats import wilson_interval
 from card_envs.games.rummidrez import engine as k

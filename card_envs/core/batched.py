@@ -28,10 +28,11 @@ from typing import Any
 
 import numba
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from card_envs.core import layout
 from card_envs.core.engine import Game
+from card_envs.core.jit import njit
 from card_envs.core.prefetch import HINT_FAR, HINT_NEAR
 from card_envs.core.rng import seed_row
 from card_envs.core.threads import resolve_threads

@@ -9,7 +9,8 @@ Card ids for the coloured deck: `colour * 12 + (value - 1)`, colour 0..6, value 
 """
 
 import numpy as np
-from numba import njit
+
+from card_envs.core.jit import njit
 
 NUM_COLOURS = 7
 NUM_VALUES = 12

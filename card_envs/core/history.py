@@ -25,10 +25,10 @@ one-hot over `codes` slots. Entries not yet played are zero.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from card_envs.core import layout
 from card_envs.core.config import Option
+from card_envs.core.jit import njit
 
 MAX_HISTORY = 1024  # a bound that keeps rows and observations of a sane size
 HEAD = 4  # K, count, seats, codes

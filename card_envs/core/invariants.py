@@ -10,7 +10,7 @@ card_envs.testing.soak`) calls it after every batched step.
 
 from __future__ import annotations
 
-from numba import njit
+from card_envs.core.jit import njit
 
 
 @njit(inline="always")  # not cached, inlined: see the module docstring

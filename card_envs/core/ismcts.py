@@ -41,9 +41,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from card_envs.core import layout
+from card_envs.core.jit import njit
 from card_envs.core.mlp import actor_logits
 from card_envs.core.rng import below, next_u32
 

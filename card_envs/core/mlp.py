@@ -10,7 +10,8 @@ forward pass in numba; tests/test_mlp.py holds it to torch's own.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from card_envs.core.jit import njit
 
 # (index, ones, size, weights, biases): the padding's scatter (observation slot j goes to
 # index[j], the slots in `ones` are 1, `size` the padded length), then each layer's

@@ -14,9 +14,11 @@ A hint never changes a row and never faults: it is advice to the CPU, not a read
 from __future__ import annotations
 
 from llvmlite import ir
-from numba import njit, types
+from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
+
+from card_envs.core.jit import njit
 
 LINE_SLOTS = 8  # int64 slots in a 64-byte cache line
 HINT_FAR, HINT_NEAR = 4, 2

@@ -1,6 +1,6 @@
 """Terminal rewards shared by the games."""
 
-from numba import njit
+from card_envs.core.jit import njit
 
 
 @njit(cache=True)

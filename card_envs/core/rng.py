@@ -6,8 +6,8 @@ seeding is per instance and reproducible.
 """
 
 import numpy as np
-from numba import njit
 
+from card_envs.core.jit import njit
 from card_envs.core.layout import RNG
 
 _M32 = 0xFFFFFFFF

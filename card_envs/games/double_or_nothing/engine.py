@@ -19,10 +19,10 @@ hand a play showed, which must not come back from TOP_LEFT.
 """
 
 import numpy as np
-from numba import njit
 
 from card_envs.core import history, layout
 from card_envs.core.combos import range_copies, range_play_keys, range_strength
+from card_envs.core.jit import njit
 from card_envs.core.rng import below, shuffle_sorted
 
 NUM_NUMBERS = 8

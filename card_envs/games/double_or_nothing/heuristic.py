@@ -8,9 +8,9 @@ empties the hand wins it at once), the weakest of those; it passes only when it 
 """
 
 import numpy as np
-from numba import njit
 
 from card_envs.core.combos import range_copies, range_play_keys, range_strength
+from card_envs.core.jit import njit
 from card_envs.games.double_or_nothing import engine as k
 
 

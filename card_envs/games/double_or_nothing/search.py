@@ -1,8 +1,7 @@
 """The Double or Nothing kernels bound to the generic ISMCTS search (see `core.ismcts`)."""
 
-from numba import njit
-
 from card_envs.core.ismcts import all_moves, search_rows
+from card_envs.core.jit import njit
 from card_envs.games.double_or_nothing import engine as k
 from card_envs.games.double_or_nothing.heuristic import heuristic_actions
 

@@ -1,10 +1,9 @@
 """The No Thanks kernels bound to the generic batched loops, serial and threaded (see
 `core.batched`), and to the batch check of their conservation laws (see `core.invariants`)."""
 
-from numba import njit
-
 from card_envs.core.batched import reset_all, step_all, step_threads
 from card_envs.core.invariants import check_all
+from card_envs.core.jit import njit
 from card_envs.core.prefetch import no_hint
 from card_envs.games.no_thanks import engine as k
 

@@ -6,10 +6,10 @@ the first 24 in draw order, the last 9 removed face down.
 """
 
 import numpy as np
-from numba import njit
 
 from card_envs.core import history, layout
 from card_envs.core.combos import run_low_sum
+from card_envs.core.jit import njit
 from card_envs.core.rewards import share_win
 from card_envs.core.rng import shuffle_slice, shuffle_sorted
 from card_envs.core.segments import Segment

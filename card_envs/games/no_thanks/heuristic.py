@@ -6,9 +6,9 @@ tokens run low, since a player without tokens must take whatever comes.
 """
 
 import numpy as np
-from numba import njit
 
 from card_envs.core.combos import run_low_sum
+from card_envs.core.jit import njit
 from card_envs.games.no_thanks import engine as k
 
 

@@ -27,9 +27,9 @@ compiled in 172 s with them separate, in 79 s with them inlined).
 """
 
 import numpy as np
-from numba import njit
 
 from card_envs.core import history, layout
+from card_envs.core.jit import njit
 from card_envs.core.rewards import share_win
 from card_envs.core.rng import below, shuffle_slice, shuffle_sorted
 from card_envs.core.segments import Segment, slices

@@ -26,8 +26,8 @@ The helpers of `heuristic_actions` are inlined for the reason given in `engine`.
 """
 
 import numpy as np
-from numba import njit
 
+from card_envs.core.jit import njit
 from card_envs.games.rummidrez import engine as k
 from card_envs.games.rummidrez.solver import NUM_FIGURES, NUM_NUMBERS, best_addition, table_valid
 

@@ -14,10 +14,10 @@ choices that make the search gain here (docs/agents.md, "ISMCTS in Rummidrez"):
 """
 
 import numpy as np
-from numba import njit
 
 from card_envs.core import layout
 from card_envs.core.ismcts import PAIRED, search_rows
+from card_envs.core.jit import njit
 from card_envs.games.rummidrez import engine as k
 from card_envs.games.rummidrez.heuristic import heuristic_actions
 

@@ -72,7 +72,8 @@ about 8% faster. The large ones stay separate: inlined, they made the cold compi
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from card_envs.core.jit import njit
 
 NUM_FIGURES = 6
 NUM_NUMBERS = 9
@@ -145,6 +146,15 @@ _DOMINANCE_FROM = 1024  # the round budget from which `_dominated` is asked, for
 # trace rows (one per cell) of a partition: the successor taken there (`groups` decodes them)
 T_U, T_PICKH, T_PICKV, T_NEWH, T_NEWV = 0, 1, 2, 3, 4
 T_WIDTH = 5
+
+
+@njit(cache=True, inline="always")
+def _restore(st, saved):
+    """st[:, :] = saved, as a loop: an array assignment compiles numba's shape-error
+    message (its string formatting) into every library that links the solver."""
+    for r in range(st.shape[0]):
+        for k in range(st.shape[1]):
+            st[r, k] = saved[r, k]
 
 
 @njit(cache=True, inline="always")
@@ -609,7 +619,7 @@ def _search(st, cc, meta, keys, vals, buf, frames, opts, work, cell, nu, need, r
         return _NEG
     entry = st.copy()
     top = -1
-    pos = np.int64(0)  # typed zeros: a literal 0 would compile callees twice
+    pos = 0
     push = True
     while True:
         if push:  # open a frame for (cell, nu, need, room, key) in the current st
@@ -716,7 +726,7 @@ def _search(st, cc, meta, keys, vals, buf, frames, opts, work, cell, nu, need, r
         for k in range(4):
             st[pf, k] = frames[top, _F_SAVE + k]
             st[6, k] = frames[top, _F_SAVE + 4 + k]
-    st[:, :] = entry
+    _restore(st, entry)
     return _NEG
 
 
@@ -859,12 +869,12 @@ def _solve(req, opt, req_n, opt_n, ends, trace):
                 )
                 if meta[_M_OVER]:
                     keys, vals = _grow(keys, vals, meta)
-                    st[:, :] = save
+                    _restore(st, save)
                     continue
                 if meta[_M_ABORT] == 2:
                     meta[_M_ABORT] = 0
                     buf = np.empty((2 * buf.shape[0], _S_WIDTH), dtype=np.int64)
-                    st[:, :] = save
+                    _restore(st, save)
                     continue
                 if v >= 0 and rows[j, _S_U] + dnu + v == target:
                     trace[cell, T_U] = rows[j, _S_U]
@@ -877,7 +887,7 @@ def _solve(req, opt, req_n, opt_n, ends, trace):
                     need = rows[j, _S_NEED]
                     room = rows[j, _S_ROOM]
                     break
-                st[:, :] = save
+                _restore(st, save)
                 j += 1
             cell = _skip(st, cc, cell + 1)
     return best, meta[_M_STATES], orient

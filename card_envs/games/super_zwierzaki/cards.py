@@ -3,9 +3,8 @@ what other seats may know of them), the order of play, whether a card matches th
 the counters, and which cards a duel takes.
 """
 
-from numba import njit
-
 from card_envs.core import layout
+from card_envs.core.jit import njit
 from card_envs.core.rng import shuffle_slice
 from card_envs.games.super_zwierzaki.deck import (
     KIND_CLASSES,

@@ -4,9 +4,9 @@ cannot know (`resample_hidden`, for the searches and the suite's information che
 """
 
 import numpy as np
-from numba import njit
 
 from card_envs.core import layout
+from card_envs.core.jit import njit
 from card_envs.core.rng import shuffle_sorted
 from card_envs.games.super_zwierzaki.deck import KIND_COPIES, NUM_CARDS, NUM_KINDS
 from card_envs.games.super_zwierzaki.slots import (

@@ -22,9 +22,9 @@ delete this game's `__pycache__` (README, "numba caches compiled kernels").
 """
 
 import numpy as np
-from numba import njit
 
 from card_envs.core import history, layout
+from card_envs.core.jit import njit
 from card_envs.core.rewards import share_win
 from card_envs.core.rng import shuffle_slice
 from card_envs.games.super_zwierzaki.cards import (  # noqa: F401

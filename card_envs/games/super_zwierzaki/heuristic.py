@@ -9,8 +9,8 @@ with the seat closest to winning, its own singletons discarded before its stoppe
 """
 
 import numpy as np
-from numba import njit
 
+from card_envs.core.jit import njit
 from card_envs.games.super_zwierzaki import engine as k
 from card_envs.games.super_zwierzaki.deck import KIND_COLOURS, KIND_FUNCTION, NUM_KINDS
 

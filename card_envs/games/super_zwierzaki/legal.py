@@ -2,9 +2,8 @@
 the memory lines a step of a row will read (`hint`, see `core.prefetch`).
 """
 
-from numba import njit
-
 from card_envs.core import layout
+from card_envs.core.jit import njit
 from card_envs.core.prefetch import prefetch, prefetch_slots
 from card_envs.games.super_zwierzaki.cards import _counter, _duel_card, _matches
 from card_envs.games.super_zwierzaki.deck import (

@@ -2,9 +2,8 @@
 seat may know: its own hand and public facts only.
 """
 
-from numba import njit
-
 from card_envs.core import history, layout
+from card_envs.core.jit import njit
 from card_envs.core.segments import Segment, slices
 from card_envs.games.super_zwierzaki.deck import NUM_KINDS
 from card_envs.games.super_zwierzaki.slots import (

@@ -3,9 +3,8 @@ play laid and its effects queued, a reaction window asked round, seats and cards
 duel fought, a counter's penalty taken), pushing the decisions it leads to.
 """
 
-from numba import njit
-
 from card_envs.core import layout
+from card_envs.core.jit import njit
 from card_envs.core.rng import below
 from card_envs.games.super_zwierzaki.cards import (
     _counter,

@@ -3,8 +3,7 @@ one on top is taken next; its effects wait in the queue (in front of it for an O
 draws) while its reaction window is open.
 """
 
-from numba import njit
-
+from card_envs.core.jit import njit
 from card_envs.games.super_zwierzaki.slots import (
     D_WIDTH,
     E_WIDTH,

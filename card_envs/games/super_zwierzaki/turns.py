@@ -4,9 +4,9 @@ must decide or the game is over (`_run`), and the decision on top taken (`_take`
 """
 
 import numpy as np
-from numba import njit
 
 from card_envs.core import layout
+from card_envs.core.jit import njit
 from card_envs.games.super_zwierzaki.cards import after
 from card_envs.games.super_zwierzaki.legal import legal
 from card_envs.games.super_zwierzaki.plays import _ask, _decide, _run_effect

@@ -7,10 +7,10 @@ the deal, then the draw pile from DRAW on) and a flag per card that left play.
 """
 
 import numpy as np
-from numba import njit
 
 from card_envs.core import history, layout
 from card_envs.core.combos import FULL, HALF, NUM_VALUES, combo_flags
+from card_envs.core.jit import njit
 from card_envs.core.rewards import share_win
 from card_envs.core.rng import shuffle_slice, shuffle_sorted
 from card_envs.core.segments import Segment

@@ -6,9 +6,9 @@ it plays its cheapest card (fewest points), keeping valuable low cards for later
 """
 
 import numpy as np
-from numba import njit
 
 from card_envs.core.combos import NUM_VALUES
+from card_envs.core.jit import njit
 from card_envs.games.surfosaurus import engine as k
 
 

@@ -17,7 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+
+from card_envs.core.jit import njit
 
 
 @njit(cache=True)

@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from numba import njit
 
+from card_envs.core.jit import njit
 from card_envs.games.rummidrez import (
     best_addition,
     card_name,
