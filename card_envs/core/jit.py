@@ -11,10 +11,14 @@ kernel, and constants still fold where LLVM inlines the callee.
 
 from __future__ import annotations
 
+import zlib
+from collections.abc import Callable
 from typing import Any
 
+import llvmlite.binding as ll
 import numba
 from numba import types
+from numba.core import cgutils, imputils, sigutils
 from numba.core.registry import CPUDispatcher
 
 
@@ -41,3 +45,56 @@ def njit(*args: Any, **options: Any) -> Any:
         return _retype(numba.njit(args[0]))
     decorate = numba.njit(*args, **options)
     return lambda func: _retype(decorate(func))
+
+
+def boundary(arg_types: str) -> Callable[[Callable], Any]:
+    """Decorator for a large kernel that many others call (Rummidrez's table solver): it is
+    compiled (or loaded from numba's cache) when its module is imported, for `arg_types`
+    alone (callers' arguments convert to them), and compiled callers call its code through a
+    symbol instead of linking a copy of it into their own library.
+
+    numba links the whole code of every callee into each caller's library and optimises and
+    compiles it there again, so a kernel under four entry points is compiled five times on a
+    cold cache. The price of the boundary is a call LLVM cannot inline, which a kernel that
+    runs for microseconds does not feel. The symbol's name is stable across processes, so
+    cached callers find it again once the module is imported, as it is before they load.
+    """
+
+    def wrap(func: Callable) -> Any:
+        dispatcher = njit(cache=True)(func)
+        if not isinstance(dispatcher, CPUDispatcher):
+            return dispatcher  # NUMBA_DISABLE_JIT=1
+        args, _ = sigutils.normalize_signature(arg_types)
+        dispatcher.compile(args)
+        dispatcher.disable_compile()
+        cres = dispatcher.overloads[args]
+        digest = zlib.crc32(str(cres.signature).encode())
+        symbol = f"card_envs.boundary.{func.__module__}.{func.__qualname__}.{digest:08x}"
+        ll.add_symbol(symbol, cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name))
+        call = _call_symbol(symbol, cres.fndesc)
+        selector = dispatcher.targetctx._defns[cres.entry_point]
+        selector.versions = [(sig, call) for sig, _ in selector.versions]
+        selector._cache.clear()
+        return dispatcher
+
+    return wrap
+
+
+def _call_symbol(symbol: str, fndesc: Any) -> Callable:
+    """numba's lowering of a call to a compiled function (`imputils.user_function`), calling
+    `symbol` and linking no library."""
+
+    def call(context, builder, sig, args):
+        fnty = context.call_conv.get_function_type(fndesc.restype, fndesc.argtypes)
+        fn = cgutils.get_or_insert_function(builder.module, fnty, symbol)
+        context.call_conv.decorate_function(fn, fndesc.args, fndesc.argtypes)
+        status, result = context.call_conv.call_function(
+            builder, fn, fndesc.restype, fndesc.argtypes, args
+        )
+        with cgutils.if_unlikely(builder, status.is_error):
+            context.call_conv.return_status_propagate(builder, status)
+        return imputils.impl_ret_new_ref(context, builder, fndesc.restype, result)
+
+    call.signature = fndesc.argtypes
+    call.libs = ()
+    return call

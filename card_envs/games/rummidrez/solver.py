@@ -67,13 +67,16 @@ Kernel inputs must be in range (copies 0..2 per card, table and hand together; n
 The small helpers are `inline="always"` (inlined in numba's IR): each compiled function
 links and compiles its callees again, so fewer of them compile faster, and inlined they run
 about 8% faster. The large ones stay separate: inlined, they made the cold compile longer.
+`_search` and `_solve` are boundaries (`core.jit.boundary`): compiled once, when this module
+is imported, and called through a symbol by the engine's kernels rather than copied into
+each of them (a cold Rummidrez env compiles in 16 s instead of 19).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from card_envs.core.jit import njit
+from card_envs.core.jit import boundary, njit
 
 NUM_FIGURES = 6
 NUM_NUMBERS = 9
@@ -594,7 +597,10 @@ def _dominated(st, keys, vals, meta, nu, need, room, cell):
     return False
 
 
-@njit(cache=True)
+@boundary(
+    "(int64[:, ::1], int64[:, ::1], int64[::1], int64[::1], int64[::1], int64[:, ::1],"
+    " int64[:, ::1], int64[:, :, ::1], int64[::1], int64, int64, int64, int64)"
+)
 def _search(st, cc, meta, keys, vals, buf, frames, opts, work, cell, nu, need, room):
     """Best value (optional copies + neutrals placed from `cell` on) of the state, or _NEG;
     every state expanded is memoised. `st` comes back unchanged. Gives up (meta[_M_ABORT]
@@ -773,7 +779,7 @@ def _grow(keys, vals, meta):
     return nkeys, nvals
 
 
-@njit(cache=True)
+@boundary("(int64[:, ::1], int64[:, ::1], int64, int64, boolean, int64[:, ::1])")
 def _solve(req, opt, req_n, opt_n, ends, trace):
     """Best value over the required cards `req` (all used) and the optional `opt` (each copy
     used or not): optional copies + neutrals in the groups, or _NEG. With a `trace` of
