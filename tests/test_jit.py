@@ -113,3 +113,21 @@ def test_a_boundary_kernel_takes_its_declared_types_only():
 @boundary("(int64[::1], int64)")
 def _boundary_add(a, x):
     return a[0] + x
+
+
+def test_a_cold_compile_is_announced_once_and_a_cached_load_not_at_all(tmp_path):
+    code = (
+        "import card_envs\n"
+        "for _ in range(2):\n"
+        "    env = card_envs.make('no_thanks_v0')\n"
+        "    env.reset(seed=0)\n"
+    )
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    said = [
+        subprocess.run(
+            [sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True
+        ).stderr
+        for _ in range(2)
+    ]
+    assert said[0].count("card_envs: compiling the no_thanks kernels") == 1, said[0]
+    assert "compiling" not in said[1], said[1]

@@ -11,6 +11,7 @@ kernel, and constants still fold where LLVM inlines the callee.
 
 from __future__ import annotations
 
+import sys
 import zlib
 from collections.abc import Callable
 from typing import Any
@@ -18,7 +19,7 @@ from typing import Any
 import llvmlite.binding as ll
 import numba
 from numba import types
-from numba.core import cgutils, imputils, sigutils
+from numba.core import cgutils, event, imputils, sigutils
 from numba.core.registry import CPUDispatcher
 
 
@@ -98,3 +99,29 @@ def _call_symbol(symbol: str, fndesc: Any) -> Callable:
     call.signature = fndesc.argtypes
     call.libs = ()
     return call
+
+
+class _Announce(event.Listener):
+    """Says once per game package, on stderr, that its kernels are being compiled: on a cold
+    numba cache that takes seconds (a kernel loaded from the cache fires no compile event)."""
+
+    def __init__(self) -> None:
+        self.said: set[str] = set()
+
+    def on_start(self, ev: event.Event) -> None:
+        parts = ev.data["dispatcher"].py_func.__module__.split(".")
+        if parts[:2] != ["card_envs", "games"] or len(parts) < 3 or parts[2] in self.said:
+            return
+        self.said.add(parts[2])
+        print(
+            f"card_envs: compiling the {parts[2]} kernels into numba's cache "
+            "(first use only: a few seconds to about 20)",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    def on_end(self, ev: event.Event) -> None:
+        pass
+
+
+event.register("numba:compile", _Announce())
