@@ -1,0 +1,159 @@
+"""Time to the first answer: a new process, each game's first step on a cold numba cache.
+
+Every measurement is a fresh Python process (`python -c`), as a new user, a fresh CI run or a
+new Ray worker starts. Per game:
+
+- cold AEC: `card_envs.make(id)`, `reset`, one `step`, in a process whose `NUMBA_CACHE_DIR` is
+  a new empty folder, timed from the interpreter's start of the script;
+- cold batched: the same with `card_envs.make_vec(id, 8)` in another new empty cache;
+- warm: the cold AEC run again, on the cache it filled: its first step beyond the import;
+- import: `import card_envs` in that warm process.
+
+`--pin` runs each process on one core, `--busy` keeps the other cores busy meanwhile (a
+spinning process on each), which is how a loaded 2-core machine sees it. The page has one
+section per condition; a run replaces its own:
+
+    python -m benchmarks.cold_start --out docs/figures/cold_start.md
+    python -m benchmarks.cold_start --pin --busy --out docs/figures/cold_start.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from card_envs.registry import multi_agent_env_ids
+from card_envs.testing.report import command_line, markdown, write_sections_page
+
+GOALS = {"cold AEC": 10.0, "cold batched": 15.0, "warm": 0.5, "import": 1.0}  # seconds
+
+CHILD = """
+import time
+start = time.perf_counter()
+import json, sys
+import numpy as np
+import card_envs
+imported = time.perf_counter()
+env_id, face = sys.argv[1], sys.argv[2]
+if face == "aec":
+    env = card_envs.make(env_id)
+    env.reset(seed=0)
+    mask = env.observe(env.agent_selection)["action_mask"]
+    env.step(int(np.flatnonzero(mask)[0]))
+else:
+    venv = card_envs.make_vec(env_id, 8, seed=0)
+    venv.reset()
+    venv.step(np.array([int(np.flatnonzero(m)[0]) for m in venv.action_masks]))
+done = time.perf_counter()
+print(json.dumps({"import": imported - start, "total": done - start, "step": done - imported}))
+"""
+
+
+def _spin() -> None:
+    while True:
+        pass
+
+
+def run_child(env_id: str, face: str, cache: str, core: int | None) -> dict[str, float]:
+    """One fresh process's times (s): the import, the first step after it, and both."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+    pin = (lambda: os.sched_setaffinity(0, {core})) if core is not None else None
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, env_id, face],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        preexec_fn=pin,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def measure(env_id: str, core: int | None) -> dict[str, float]:
+    """The four figures of one game (`GOALS`' keys), each from new processes."""
+    with tempfile.TemporaryDirectory() as aec_cache, tempfile.TemporaryDirectory() as vec_cache:
+        cold = run_child(env_id, "aec", aec_cache, core)
+        warm = run_child(env_id, "aec", aec_cache, core)
+        batched = run_child(env_id, "batched", vec_cache, core)
+    return {
+        "cold AEC": cold["total"],
+        "cold batched": batched["total"],
+        "warm": warm["step"],
+        "import": warm["import"],
+    }
+
+
+def report(results: dict[str, dict[str, float]], conditions: str) -> str:
+    head = ["env", *(f"{k} (s)" for k in GOALS)]
+    rows = [[env_id, *(f"{r[k]:.2f}" for k in GOALS)] for env_id, r in results.items()]
+    goal_row = ["goal", *(f"<= {g:g}" for g in GOALS.values())]
+    lines = [
+        f"- {conditions}",
+        "",
+        markdown(head, [*rows, goal_row], [False] + [True] * len(GOALS)),
+        "",
+    ]
+    for env_id, r in results.items():
+        missed = [k for k, goal in GOALS.items() if r[k] > goal]
+        verdict = "every goal met" if not missed else "MISSED: " + ", ".join(missed)
+        lines.append(f"- {env_id}: {verdict}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--env", action="append", help="env id (repeatable; default all)")
+    parser.add_argument("--pin", action="store_true", help="run each process on one core")
+    parser.add_argument("--busy", action="store_true", help="keep the other cores busy")
+    parser.add_argument("--out", metavar="PAGE", help="also write the report as a page")
+    args = parser.parse_args(argv)
+    cores = sorted(os.sched_getaffinity(0))
+    core = cores[0] if args.pin else None
+    spinners = []
+    if args.busy:
+        for other in cores[1:]:
+            p = multiprocessing.Process(target=_spin, daemon=True)
+            p.start()
+            os.sched_setaffinity(p.pid, {other})
+            spinners.append(p)
+    try:
+        results = {}
+        for env_id in args.env or multi_agent_env_ids():
+            results[env_id] = measure(env_id, core)
+            print(env_id, {k: round(v, 2) for k, v in results[env_id].items()}, flush=True)
+    finally:
+        for p in spinners:
+            p.terminate()
+    conditions = (
+        f"one process at a time, {'pinned to one core' if args.pin else 'on any core'}"
+        f"{', the other cores kept busy' if args.busy else ', nothing else running'}"
+    )
+    body = report(results, conditions)
+    print(body)
+    if args.out:  # one section per condition: a run replaces its own
+        section = ("Pinned to one core" if args.pin else "Any core") + (
+            ", the others busy" if args.busy else ", nothing else running"
+        )
+        write_sections_page(
+            Path(args.out),
+            "Time to the first answer",
+            "Written by `python -m benchmarks.cold_start`: every figure from a new Python "
+            "process. Cold: a new empty numba cache (`NUMBA_CACHE_DIR`), from the start of "
+            "the script to the end of the first `step` of `card_envs.make(id)` (AEC) or "
+            "`card_envs.make_vec(id, 8)` (batched); a line on stderr says the kernels are "
+            "compiling. Warm: the first step after the import, on the cache the cold run "
+            "filled. Import: `import card_envs`, which imports no game until an id is made.",
+            command_line("python -m benchmarks.cold_start", argv),
+            {section: body},
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
