@@ -326,16 +326,19 @@ def test_a_short_run_learns_to_beat_random(local_ray, tmp_path):
 
 
 def test_a_resumed_run_continues_from_its_checkpoint(local_ray, tmp_path):
-    cfg = _config(tmp_path, total_timesteps=6_000)
-    first = train(cfg, echo=lambda _: None)
+    """The first run samples on the driver, the resumed one on an env runner (a new scale);
+    short evaluations: what is checked is the run's record, not its strength."""
+    short = {"every": 6_000, "games": 6, "final_games": 6, "against": ["random"]}
+    cfg = _config(tmp_path, total_timesteps=6_000, evaluation=short)
+    first = train(cfg, num_env_runners=0, echo=lambda _: None)
     with pytest.raises(TrainConfigError, match="already holds a training run"):
         train(cfg)
-    changed = _config(tmp_path, total_timesteps=6_000, seed=1)
+    changed = _config(tmp_path, total_timesteps=6_000, seed=1, evaluation=short)
     with pytest.raises(TrainConfigError, match="the config differs"):
         train(changed, resume=True)
     saved = _weights(Path(cfg.out) / "rllib_module")
     messages = []
-    longer = _config(tmp_path, total_timesteps=9_000)
+    longer = _config(tmp_path, total_timesteps=9_000, evaluation=short)
     resumed = train(longer, resume=True, num_env_runners=1, echo=messages.append)
     assert messages[0].startswith(f"resuming {cfg.name} at {first['timesteps']:,} learner steps")
     assert resumed["timesteps"] >= 9_000 and resumed["num_env_runners"] == 1  # a new scale
