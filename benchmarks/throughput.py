@@ -54,7 +54,7 @@ from pettingzoo.classic import tictactoe_v3  # noqa: E402
 from pettingzoo.utils import wrappers  # noqa: E402
 
 import card_envs  # noqa: E402
-from benchmarks import peers  # noqa: E402
+from benchmarks import cold_start, peers  # noqa: E402
 from benchmarks.gym_vector import vector_runner  # noqa: E402
 from benchmarks.peers import NO_LIMIT, Runner, aec_runner  # noqa: E402
 from card_envs.core.threads import usable_cores  # noqa: E402
@@ -367,6 +367,19 @@ def body(results: dict[str, Any]) -> str:
             peer_table(results),
         ]
         lines += nearest_peer_lines(results)
+    if "cold_start" in results:
+        lines += [
+            "",
+            "## First answer",
+            "",
+            "Speed once warm is above; before it, a new process compiles each game's kernels "
+            "into numba's cache. Per env, each figure from a new process "
+            "(`benchmarks.cold_start`, whose page has the loaded-machine figures too): "
+            "the first step on a new empty cache (AEC, batched), the first step on the cache "
+            "it filled (warm, after the import) and `import card_envs`.",
+            "",
+            cold_start.report(results["cold_start"], "one process at a time, nothing else running"),
+        ]
     return "\n".join(lines)
 
 
@@ -615,6 +628,12 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also measure RLCard, OpenSpiel and PettingZoo card games (extra 'bench')",
     )
+    parser.add_argument(
+        "--cold-start",
+        action="store_true",
+        help="also time each env's first step in a new process on a cold cache "
+        "(benchmarks.cold_start)",
+    )
     args = parser.parse_args(argv)
 
     known = card_envs.multi_agent_env_ids()
@@ -644,6 +663,8 @@ def main(argv: list[str] | None = None) -> int:
         threads,
         tuple(args.vec_rows),
     )
+    if args.cold_start:
+        results["cold_start"] = {e: cold_start.measure(e, None) for e in env_ids}
     print(report(results))
     if args.out:
         write_page(args.out, "Throughput", ABOUT, command_line(PROG, argv), body(results))

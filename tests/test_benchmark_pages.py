@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from benchmarks import baselines, exploitability, parallelism, throughput
+from benchmarks import baselines, cold_start, exploitability, parallelism, throughput
 from benchmarks import exit as exit_figures
 from card_envs.agents.specs import spec_digest
 from card_envs.core.threads import usable_cores
@@ -173,3 +173,29 @@ def test_exit_page_plays_the_solo_game_on_the_same_deals(tmp_path):
     rows = [line for line in page.read_text().splitlines() if line.startswith("| hints=True |")]
     assert [row.split(" | ")[1] for row in rows] == ["heuristic", "ppo"]
     assert all("; mean reward " in row and row.split(" | ")[3] == "0.500" for row in rows)
+
+
+def test_cold_start_page_keeps_one_section_per_condition(tmp_path):
+    """Each condition's run replaces its own section; the figures come from new processes on
+    new caches (a cold run compiles, so its time is above the warm run's import alone)."""
+    page = tmp_path / "cold_start.md"
+    cold_start.main(["--env", "no_thanks_v0", "--out", str(page)])
+    cold_start.main(["--env", "no_thanks_v0", "--pin", "--out", str(page)])
+    text = page.read_text()
+    assert text.startswith("# Time to the first answer\n")
+    assert "## Any core, nothing else running" in text
+    assert "## Pinned to one core, nothing else running" in text
+    assert text.count("| no_thanks_v0 |") == 2 and text.count("| goal ") == 2
+    row = next(line for line in text.splitlines() if line.startswith("| no_thanks_v0 |"))
+    cold_aec, cold_batched, warm, imported = (float(c) for c in row.split("|")[2:6])
+    assert cold_aec > imported and cold_batched > imported and warm > 0
+
+
+def test_cold_start_report_names_each_missed_goal():
+    results = {
+        "a_v0": {"cold AEC": 12.0, "cold batched": 9.0, "warm": 0.1, "import": 0.2},
+        "b_v0": {"cold AEC": 3.0, "cold batched": 4.0, "warm": 0.1, "import": 0.2},
+    }
+    text = cold_start.report(results, "test")
+    assert "- a_v0: MISSED: cold AEC" in text
+    assert "- b_v0: every goal met" in text

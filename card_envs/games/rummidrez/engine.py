@@ -20,10 +20,10 @@ heuristic's draw and discard rules live here (`take_choice`, `discard_choice`) s
 hint and the heuristic are one computation. Solo (`CFG_SOLO`, one seat): no draw phase and
 no discard; each END_MELD is followed by one automatic draw.
 
-Kernels that reach the solver and are called only by other kernels are `inline="always"`:
-every compiled numba function links its own copy of the solver and compiles it again, so
-each separate one costs seconds of cold compile (the main tournament's Rummidrez event
-compiled in 172 s with them separate, in 79 s with them inlined).
+The solver is a boundary (`core.jit.boundary`): the kernels here call its one compiled copy,
+so the helpers that reach it are plain kernels of their own, each compiled once (inlined in
+numba's IR, as they once were to save copies of the solver, they were compiled again at every
+call site: `_end_hand` three times in `step`).
 """
 
 import numpy as np
@@ -132,7 +132,7 @@ def target_points(num_players):
 
 
 # --- the table --------------------------------------------------------------------------------
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def counts_valid(row, base, extra, more=-1):
     """Whether the counts at row[base:] plus those at row[extra:] and row[more:] (< 0: none)
     split into valid groups under the row's neutral option."""
@@ -155,7 +155,7 @@ def _count(row, base):
     return total
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def meld_hint(row, p, out):
     """The cards of p's hand (55 counts into `out`) that the solver would add: the largest
     set that makes the table with this turn's placements valid, or before opening the
@@ -193,7 +193,7 @@ def meld_hint(row, p, out):
     out[NEUTRAL] = r - chosen.sum()
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def take_choice(top, top_n, opened, table, table_n, hand, hand_n, ends, out):
     """The heuristic's draw: how many cards to take from the discard pile, 0 to draw. `top`
     holds the pile's top `top_n` (<= HINT_MAX_TAKE) cards, top first; `table` is empty
@@ -217,7 +217,7 @@ def take_choice(top, top_n, opened, table, table_n, hand, hand_n, ends, out):
     return choice
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def discard_choice(allowed, table, hand, hand_n, ends, out):
     """The heuristic's discard: of the cards `allowed` (55 flags), the one with the lowest
     keep score. Neutrals and the cards of the hand's own best groups score high; else the
@@ -266,7 +266,7 @@ def _counts(row, base, counts):
     return row[base + NEUTRAL]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def hint(row, p, out):
     """The heuristic's move for p, the seat to act, as 55 counts into `out`: draw phase, the
     cards it would take from the discard pile (0: it draws); meld phase, the cards it would
@@ -301,7 +301,7 @@ def hint(row, p, out):
         out[discard_choice(allowed, table, hand, hand_n, ends, scratch)] = 1.0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def solo_fits(row):
     """Solo with hints: the hand, the placed cards and (once opened) the table form a valid
     table. Placements and undos only move cards between these, so it is computed once per
@@ -311,7 +311,7 @@ def solo_fits(row):
     return 1 if counts_valid(row, PLACED, TABLE if row[OPENED] else -1, HAND) else 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def meld_ok(row, p):
     """END_MELD is legal: nothing placed, or after opening the table with the placed cards
     is valid, or before it the placed cards alone form groups of at least OPEN_MIN cards."""
@@ -324,7 +324,7 @@ def meld_ok(row, p):
 
 
 # --- dealing and turns --------------------------------------------------------------------------
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _deal(row):
     """A new hand: shuffle the 112 cards, deal 14 to each seat, the first seat to act."""
     n = row[layout.NUM_PLAYERS]
@@ -429,7 +429,7 @@ def _finish(row, status, rewards):
         rewards[p] += wins[p]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _end_hand(row, winner, rewards):
     """`winner` (or -1: nobody) ends the hand and scores the cards left in the other hands;
     then the episode ends, or in a match the next hand starts one seat further on."""
@@ -538,7 +538,7 @@ def step(row, action, rewards):
             _end_hand(row, -1, rewards)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _solo_next(row, rewards):
     """Solo: the next turn starts with one automatic draw; with none left the game is over."""
     if row[DRAW_N] == 0:

@@ -21,8 +21,6 @@ this reaches the best score of the shuffle with one validity check per step, or,
 
 The rule for neutrals at a group's ends (`neutral_at_ends`) is not in the observation; like
 every rule of the game it is public, and the policy is given it with the game's config.
-
-The helpers of `heuristic_actions` are inlined for the reason given in `engine`.
 """
 
 import numpy as np
@@ -40,7 +38,7 @@ def _add(obs, start, counts):
     return int(obs[start + k.NEUTRAL] + 0.5)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _draw(obs, masks, opened, table, table_n, hand, hand_n, ends, out):
     """`engine.take_choice` on the discard pile's top cards as the depths show them (a depth
     no figure card holds is a neutral's); `table` is empty before opening."""
@@ -58,7 +56,7 @@ def _draw(obs, masks, opened, table, table_n, hand, hand_n, ends, out):
     return k.DRAW if masks[k.DRAW] else k.TAKE
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _meld(masks, opened, placed_n, req, req_n, hand, hand_n, ends, out):
     r = best_addition(req, req_n, hand, hand_n, ends, out)
     if r > 0 and (opened or placed_n + r >= k.OPEN_MIN):
@@ -72,7 +70,7 @@ def _meld(masks, opened, placed_n, req, req_n, hand, hand_n, ends, out):
     return k.END_MELD if masks[k.END_MELD] else k.UNDO
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _solo_meld(masks, counts, neutrals, hand, ends):
     """Place a card of the hand when `counts` (all of it, with the table and the placed
     cards) is valid, else end melding."""
@@ -86,7 +84,7 @@ def _solo_meld(masks, counts, neutrals, hand, ends):
     return k.END_MELD if masks[k.END_MELD] else k.UNDO
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _discard(masks, table, hand, hand_n, ends, out):
     """`engine.discard_choice` among the legal discards."""
     return k.DISCARD + k.discard_choice(masks[k.DISCARD :], table, hand, hand_n, ends, out)
