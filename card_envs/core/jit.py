@@ -59,6 +59,7 @@ def boundary(arg_types: str) -> Callable[[Callable], Any]:
     cold cache. The price of the boundary is a call LLVM cannot inline, which a kernel that
     runs for microseconds does not feel. The symbol's name is stable across processes, so
     cached callers find it again once the module is imported, as it is before they load.
+    Being compiled where it is defined, a boundary comes after every kernel it calls.
     """
 
     def wrap(func: Callable) -> Any:

@@ -6,7 +6,7 @@ must decide or the game is over (`_run`), and the decision on top taken (`_take`
 import numpy as np
 
 from card_envs.core import layout
-from card_envs.core.jit import njit
+from card_envs.core.jit import boundary, njit
 from card_envs.games.super_zwierzaki.cards import after
 from card_envs.games.super_zwierzaki.legal import legal
 from card_envs.games.super_zwierzaki.plays import _ask, _decide, _run_effect
@@ -109,6 +109,13 @@ def _finish(row, rewards):
 
 
 @njit(cache=True)
+def _take(row, action):
+    what, p, a, b, c, d = _top(row)
+    row[STACK_N] -= 1
+    _decide(row, what, p, a, b, c, d, action)
+
+
+@boundary("(int64[::1], float32[::1])")  # the game's whole turn machine, under every face
 def _run(row, rewards):
     """Run effects and turns until a decision is pending or the game is over; then the seat
     to act is the one deciding."""
@@ -131,10 +138,3 @@ def _run(row, rewards):
             _run_effect(row, row[base], row[base + 1], row[base + 2], row[base + 3])
             continue
         _end_turn(row)
-
-
-@njit(cache=True)
-def _take(row, action):
-    what, p, a, b, c, d = _top(row)
-    row[STACK_N] -= 1
-    _decide(row, what, p, a, b, c, d, action)
