@@ -22,7 +22,8 @@ from card_envs.training.config import TrainConfigError, load_config, parse_confi
 from card_envs.training.opponents import OpponentPool, pfsp_weights  # noqa: E402
 from card_envs.training.ppo.train import train  # noqa: E402
 from card_envs.training.run import targets  # noqa: E402
-from card_envs.training.ship import ROLLOUT_STATE, ship  # noqa: E402
+from card_envs.training.ship import MODELS, ROLLOUT_STATE, ShipError, ship  # noqa: E402
+from card_envs.training.train import main as train_main  # noqa: E402
 
 pytestmark = pytest.mark.slow  # see pyproject's markers: out of the fast tier
 
@@ -324,6 +325,9 @@ def test_short_run_of_each_shipped_config_writes_everything(path, tmp_path):
     note = json.loads(shipped.with_suffix(".json").read_text())
     assert note["config"] == json.loads(json.dumps(cfg.config))
     assert note["final_evaluation"] == results["final_evaluation"]
+    with pytest.raises(ShipError, match=f"needs --force.*ppo:{out / 'model.zip'}"):
+        ship(out, models=tmp_path / "models")  # a shipped network is not replaced silently
+    assert ship(out, models=tmp_path / "models", force=True) == shipped
 
 
 def test_resume_continues_from_the_checkpoint_and_refuses_a_changed_config(tmp_path):
@@ -377,6 +381,30 @@ def test_resume_after_an_interrupted_run_reaches_the_total(tmp_path, monkeypatch
     assert 2048 <= resumed["timesteps"] < 2048 + rollout
     steps = [int(r["timesteps"]) for r in read_csv(Path(cfg.out) / "training.csv")]
     assert steps == sorted(set(steps)) and steps[-1] == resumed["timesteps"]
+
+
+@pytest.mark.parametrize(
+    ("config", "model"),
+    [
+        ("configs/training/no_thanks.yaml", "no_thanks_v0.zip"),
+        ("configs/training/selfplay/no_thanks.yaml", "no_thanks_v0.selfplay.zip"),
+    ],
+)
+def test_ship_of_a_frozen_network_is_refused_before_training(tmp_path, config, model, capsys):
+    """The package's networks are frozen by bench-v1 and the tournaments: `--ship` without
+    `--force` stops before the first step, naming the spec that plays the run's own model."""
+    assert (MODELS / model).exists()
+    out = tmp_path / "run"
+    with pytest.raises(SystemExit) as exit_info:
+        train_main(["--config", config, "--out", str(out), "--ship"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert f"{MODELS / model} is a shipped network" in err and "--force" in err
+    assert f"ppo:{out / 'model.zip'}" in err
+    assert not out.exists()  # nothing trained
+    with pytest.raises(SystemExit):
+        train_main(["--config", config, "--out", str(out), "--force"])
+    assert "--force goes with --ship" in capsys.readouterr().err
 
 
 def test_ship_refuses_an_unfinished_run(tmp_path):

@@ -10,13 +10,18 @@ resume from the run's checkpoint instead.
 
     python -m card_envs.training.ship runs/training/no_thanks
     card-envs train --config configs/training/no_thanks.yaml --ship   # train, then ship
+
+Shipping is a maintainer's act: a network already in the package is frozen by the standard
+benchmark (bench-v1 names its digest) and by the main tournament's store (an entrant's
+digest may not change), so replacing one needs `force`. A network of your own needs no
+shipping: every harness plays it as `ppo:runs/training/<name>/model.zip`.
 """
 
 from __future__ import annotations
 
+import argparse
 import csv
 import json
-import sys
 from pathlib import Path
 
 from card_envs.agents.ppo import model_file
@@ -28,14 +33,30 @@ ROLLOUT_STATE = ("_last_obs", "_last_episode_starts", "_last_original_obs", "ep_
 NOTE_KEYS = ("name", "env", "config", "timesteps", "training_minutes", "command_minutes")
 
 
-def ship(run: Path, models: Path = MODELS) -> Path:
-    """Copy `run`/model.zip to `models`/<env_id>.zip and write <env_id>.json beside it."""
+class ShipError(ValueError):
+    """Shipping would replace a network that the benchmark and the tournaments freeze."""
+
+
+def check_overwrite(run: Path, target: Path, force: bool) -> None:
+    """Refuse to replace the shipped `target` unless `force` (see the module docstring)."""
+    if target.exists() and not force:
+        raise ShipError(
+            f"{target} is a shipped network, frozen by bench-v1 and the main tournament "
+            f"(they name its digest): replacing it needs --force, a maintainer's act. To use "
+            f"your own model, name it as an agent: ppo:{run / 'model.zip'}"
+        )
+
+
+def ship(run: Path, models: Path = MODELS, force: bool = False) -> Path:
+    """Copy `run`/model.zip to `models`/<env_id>.zip and write <env_id>.json beside it; an
+    existing network there is replaced only with `force` (`check_overwrite`)."""
     results_file = run / "results.json"
     if not results_file.is_file() or not (run / "model.zip").is_file():
         raise FileNotFoundError(f"{run} is not a finished training run (no results.json)")
     results = json.loads(results_file.read_text())
     models.mkdir(parents=True, exist_ok=True)
     target = models / model_file(results["env"], results.get("agent", "ppo"))
+    check_overwrite(run, target, force)
     _save_for_play(run / "model.zip", target)
     note = {k: results[k] for k in NOTE_KEYS}
     note["mix"] = results.get("mix", {})  # the settings trained on besides `config`
@@ -78,6 +99,11 @@ def _save_for_play(source: Path, target: Path) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        raise SystemExit("usage: python -m card_envs.training.ship RUN_DIR")
-    print(f"shipped {ship(Path(sys.argv[1]))}")
+    parser = argparse.ArgumentParser(prog="python -m card_envs.training.ship")
+    parser.add_argument("run", type=Path, help="a finished training run's folder")
+    parser.add_argument("--force", action="store_true", help="replace a shipped network")
+    args = parser.parse_args()
+    try:
+        print(f"shipped {ship(args.run, force=args.force)}")
+    except (ShipError, FileNotFoundError) as err:
+        raise SystemExit(str(err)) from None

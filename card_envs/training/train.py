@@ -17,8 +17,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from card_envs.agents.ppo import model_file
 from card_envs.training.config import RUN_OPPONENT, TrainConfigError, load_config
-from card_envs.training.ship import ship
+from card_envs.training.ship import MODELS, check_overwrite, ship
 
 
 def summary(results: dict) -> str:
@@ -64,6 +65,13 @@ def summary(results: dict) -> str:
     return "\n".join(lines)
 
 
+def agent_of(config) -> str:
+    """The agent spec a run of `config` ships as: `exit`, `selfplay` or `ppo`."""
+    if config.exit is not None:
+        return "exit"
+    return "ppo" if config.selfplay is None else "selfplay"
+
+
 def way_of_training(config):
     """The `train` function of the config's way of training (its sections say which)."""
     if config.exit is not None:
@@ -87,6 +95,7 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     p.add_argument("--resume", action="store_true", help="continue from the last checkpoint")
     p.add_argument("--restart", action="store_true", help="discard the output directory first")
     p.add_argument("--ship", action="store_true", help="copy the model into card_envs/models")
+    p.add_argument("--force", action="store_true", help="with --ship: replace a shipped network")
     p.add_argument("--total-timesteps", type=int, help="override total_timesteps")
     p.add_argument("--time-limit-minutes", type=float, help="override time_limit_minutes")
     p.add_argument("--out", help="override the output directory")
@@ -127,6 +136,12 @@ def run(args: argparse.Namespace) -> dict:
             "--ship packages a MaskablePPO model; an rllib run's learner plays as the agent "
             "spec rllib:<out>/rllib_module"
         )
+    if args.force and not args.ship:
+        raise TrainConfigError("--force goes with --ship (it replaces a shipped network)")
+    if args.ship:  # before the training, not after the hour
+        check_overwrite(
+            Path(config.out), MODELS / model_file(config.env, agent_of(config)), args.force
+        )
     try:
         if args.backend == "rllib":
             from card_envs.training.rllib.train import train as train_rllib
@@ -152,7 +167,7 @@ def run(args: argparse.Namespace) -> dict:
             f"wrote {config.out}/ (model.zip, results.json, learning_curve.png, CSVs, tensorboard/)"
         )
     if args.ship:
-        print(f"shipped {ship(Path(config.out))}")
+        print(f"shipped {ship(Path(config.out), force=args.force)}")
     return results
 
 
