@@ -263,10 +263,23 @@ def build_parser(parser=None):
     return p
 
 
+def require_minari() -> None:
+    """Fail before any game is played when the `data` extra is missing: the games would be
+    played for nothing."""
+    try:
+        import minari  # noqa: F401
+    except ImportError as err:
+        raise ImportError(
+            f"dataset writes Minari datasets: install the data extra first "
+            f'(pip install -e ".[data]"); {err}'
+        ) from None
+
+
 def run(args) -> Any:
     from card_envs.commands import parse_config_pairs
     from card_envs.tournament.records import read_jsonl
 
+    require_minari()
     sources = [s for s in ("env", "records", "store") if getattr(args, s)]
     if len(sources) != 1:
         raise ValueError("give exactly one source: --env with --agents, --records or --store")

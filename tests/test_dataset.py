@@ -3,6 +3,8 @@ a plain replay of each game in the AEC env; the same dataset from JSONL records;
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -109,3 +111,18 @@ def test_one_dataset_holds_one_config(tmp_path):
     four = dataset.played_records("no_thanks_v0", AGENTS + ["random"], 4, seed=0, config={})
     with pytest.raises(ValueError, match="one dataset holds one env and config"):
         dataset.write(three + four, tmp_path, "mixed")
+
+
+def test_a_missing_minari_stops_the_command_before_any_game(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "minari", None)  # `import minari` raises ImportError
+
+    def played(*args, **kwargs):
+        raise AssertionError("games were played before minari was checked")
+
+    monkeypatch.setattr(dataset, "played_records", played)
+    with pytest.raises(SystemExit) as code:
+        cli_main(["dataset", "--env", "no_thanks_v0", "--agents", "random,random,random",
+                  "--out", str(tmp_path), "--games", "3"])  # fmt: skip
+    assert code.value.code == 2
+    err = capsys.readouterr().err
+    assert 'install the data extra first (pip install -e ".[data]")' in err
