@@ -4,6 +4,7 @@ command replaces the page whole (docs/figures/)."""
 
 import json
 import re
+import subprocess
 
 import pytest
 
@@ -199,3 +200,26 @@ def test_cold_start_report_names_each_missed_goal():
     text = cold_start.report(results, "test")
     assert "- a_v0: MISSED: cold AEC" in text
     assert "- b_v0: every goal met" in text
+
+
+def test_a_changed_figures_page_does_not_mark_the_commit(tmp_path, monkeypatch):
+    """A benchmark that writes a page after another one must not find its own earlier page
+    'uncommitted'; a changed source file must still mark the commit."""
+    from card_envs.testing import report
+
+    def git(*args):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    git("init", "-q")
+    (tmp_path / "docs" / "figures").mkdir(parents=True)
+    (tmp_path / "docs" / "figures" / "page.md").write_text("old\n")
+    (tmp_path / "code.py").write_text("x = 1\n")
+    git("add", "-A")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "start")
+    monkeypatch.setattr(report, "ROOT", tmp_path)
+    clean = report.git_commit()
+    assert clean != "?" and "uncommitted" not in clean
+    (tmp_path / "docs" / "figures" / "page.md").write_text("new\n")
+    assert report.git_commit() == clean
+    (tmp_path / "code.py").write_text("x = 2\n")
+    assert report.git_commit() == f"{clean} (with uncommitted changes)"

@@ -52,9 +52,12 @@ def machine_info() -> dict[str, Any]:
 
 
 def git_commit() -> str:
-    """The checkout's commit, marked when files differ from it ("?" outside a checkout)."""
+    """The checkout's commit, marked when files differ from it ("?" outside a checkout). The
+    figures pages (docs/figures/) do not count: a benchmark that writes one page after
+    another would otherwise mark every page but the first."""
     try:
-        run = [["git", "rev-parse", "--short", "HEAD"], ["git", "status", "--porcelain", "-uno"]]
+        status = ["git", "status", "--porcelain", "-uno", "--", ".", ":(exclude)docs/figures"]
+        run = [["git", "rev-parse", "--short", "HEAD"], status]
         head, changes = (
             subprocess.run(c, cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
             for c in run
