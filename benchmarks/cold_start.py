@@ -89,12 +89,19 @@ def measure(env_id: str, core: int | None) -> dict[str, float]:
     }
 
 
+def condition(pin: bool, busy: bool) -> str:
+    """The measuring condition: a page section's name, and the line under its header."""
+    return ("Pinned to one core" if pin else "Any core") + (
+        ", the others busy" if busy else ", nothing else running"
+    )
+
+
 def report(results: dict[str, dict[str, float]], conditions: str) -> str:
     head = ["env", *(f"{k} (s)" for k in GOALS)]
     rows = [[env_id, *(f"{r[k]:.2f}" for k in GOALS)] for env_id, r in results.items()]
     goal_row = ["goal", *(f"<= {g:g}" for g in GOALS.values())]
     lines = [
-        f"- {conditions}",
+        f"- one process at a time; {conditions.lower()}",
         "",
         markdown(head, [*rows, goal_row], [False] + [True] * len(GOALS)),
         "",
@@ -130,16 +137,10 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         for p in spinners:
             p.terminate()
-    conditions = (
-        f"one process at a time, {'pinned to one core' if args.pin else 'on any core'}"
-        f"{', the other cores kept busy' if args.busy else ', nothing else running'}"
-    )
-    body = report(results, conditions)
+    section = condition(args.pin, args.busy)
+    body = report(results, section)
     print(body)
     if args.out:  # one section per condition: a run replaces its own
-        section = ("Pinned to one core" if args.pin else "Any core") + (
-            ", the others busy" if args.busy else ", nothing else running"
-        )
         write_sections_page(
             Path(args.out),
             "Time to the first answer",
