@@ -52,7 +52,7 @@ import numpy as np
 from card_envs.core.jit import boundary, njit
 
 
-@boundary("(int64[::1], int64)")
+@boundary("int64(int64[::1], int64)")
 def add_to(a, x):
     total = 0
     for i in range(a.shape[0]):
@@ -110,7 +110,7 @@ def test_a_boundary_kernel_takes_its_declared_types_only():
         misuse(np.zeros(2, dtype=np.float64))
 
 
-@boundary("(int64[::1], int64)")
+@boundary("int64(int64[::1], int64)")
 def _boundary_add(a, x):
     return a[0] + x
 
@@ -131,3 +131,87 @@ def test_a_cold_compile_is_announced_once_and_a_cached_load_not_at_all(tmp_path)
     ]
     assert said[0].count("card_envs: compiling the no_thanks kernels") == 1, said[0]
     assert "compiling" not in said[1], said[1]
+
+
+BUILT_ASIDE = """
+import gc, os, subprocess, sys, weakref, numpy as np
+sys.path.insert(0, sys.argv[1])
+from card_envs.core import jit
+if sys.argv[2] == "failing builder":
+    jit._Build.start_build = lambda self: subprocess.Popen(
+        [sys.executable, "-c", "raise SystemExit(3)"], stdout=subprocess.PIPE
+    )
+import kernels
+build = kernels.add_to.build
+print(build is not None and build.process is not None and build.process.pid != os.getpid())
+a = np.arange(3, dtype=np.int64)
+if sys.argv[2] == "fork":
+    pid = os.fork()
+    if pid == 0:  # the fork waits for the same builder through the pipe it inherited
+        os._exit(0 if kernels.caller(a) == 918 and kernels.add_to.build is None else 1)
+    print(os.waitpid(pid, 0)[1] == 0)
+if sys.argv[2] == "python call":
+    print(kernels.add_to(a, 2), a.tolist())
+else:
+    print(kernels.caller(a), a.tolist())
+print(kernels.add_to.build is None, build.process.returncode if build else None)
+alive = weakref.ref(build) if build else lambda: None
+del build
+gc.collect()  # the caller compiled before the build settled still calls its trampoline
+print(kernels.caller(np.zeros(2, dtype=np.int64)), alive() is not None)
+"""
+
+
+def _built_aside(tmp_path, how):
+    (tmp_path / "kernels.py").write_text(BOUNDARY_MODULE)
+    env = {
+        **os.environ,
+        "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
+        "CARD_ENVS_BUILD_ASIDE": "1",
+    }
+    out = subprocess.run(
+        [sys.executable, "-c", BUILT_ASIDE, str(tmp_path), how],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return out.stdout.split("\n")
+
+
+def test_a_cold_boundary_builds_in_a_process_of_its_own_that_its_first_call_awaits(tmp_path):
+    lines = _built_aside(tmp_path, "call")
+    assert lines[0] == "True"  # a builder was started, and nothing compiled it here
+    assert lines[1] == "918 [5, 6, 7]"  # the caller compiled here ran through the trampoline
+    assert lines[2] == "True 0"  # settled on the builder's kernel
+    # [0, 0] -> [2, 2] sums to 4 -> [5, 5] sums to 10; the trampoline's code is kept
+    assert lines[3] == "410 True"
+    # the builder left it in numba's cache: the next process loads it
+    assert _built_aside(tmp_path, "call")[:3] == ["False", "918 [5, 6, 7]", "True None"]
+
+
+def test_a_boundary_called_from_python_before_its_build_settles_waits_for_it(tmp_path):
+    assert _built_aside(tmp_path, "python call")[:3] == ["True", "9 [2, 3, 4]", "True 0"]
+
+
+def test_a_process_forked_during_the_build_waits_for_the_same_builder(tmp_path):
+    assert _built_aside(tmp_path, "fork")[:4] == ["True", "True", "918 [5, 6, 7]", "True 0"]
+
+
+def test_a_failed_build_is_compiled_where_it_is_needed(tmp_path):
+    assert _built_aside(tmp_path, "failing builder")[:3] == ["True", "918 [5, 6, 7]", "True 3"]
+
+
+def test_a_boundary_names_its_return_type():
+    with pytest.raises(ValueError, match=r"'\(int64, int64\)' has no return type"):
+        boundary("(int64, int64)")(lambda x, y: x + y)
+
+
+def test_build_aside_takes_one_or_zero(monkeypatch):
+    from card_envs.core import jit
+
+    monkeypatch.setenv("CARD_ENVS_BUILD_ASIDE", "yes")
+    with pytest.raises(ValueError, match="CARD_ENVS_BUILD_ASIDE='yes': use 1"):
+        jit._build_aside()
+    monkeypatch.setenv("CARD_ENVS_BUILD_ASIDE", "0")
+    assert jit._build_aside() is False

@@ -598,7 +598,7 @@ def _dominated(st, keys, vals, meta, nu, need, room, cell):
 
 
 @boundary(
-    "(int64[:, ::1], int64[:, ::1], int64[::1], int64[::1], int64[::1], int64[:, ::1],"
+    "int64(int64[:, ::1], int64[:, ::1], int64[::1], int64[::1], int64[::1], int64[:, ::1],"
     " int64[:, ::1], int64[:, :, ::1], int64[::1], int64, int64, int64, int64)"
 )
 def _search(st, cc, meta, keys, vals, buf, frames, opts, work, cell, nu, need, room):
@@ -779,7 +779,7 @@ def _grow(keys, vals, meta):
     return nkeys, nvals
 
 
-@boundary("(int64[:, ::1], int64[:, ::1], int64, int64, boolean, int64[:, ::1])")
+@boundary("UniTuple(int64, 3)(int64[:, ::1], int64[:, ::1], int64, int64, boolean, int64[:, ::1])")
 def _solve(req, opt, req_n, opt_n, ends, trace):
     """Best value over the required cards `req` (all used) and the optional `opt` (each copy
     used or not): optional copies + neutrals in the groups, or _NEG. With a `trace` of

@@ -4,7 +4,7 @@ duel fought, a counter's penalty taken), pushing the decisions it leads to.
 """
 
 from card_envs.core import layout
-from card_envs.core.jit import njit
+from card_envs.core.jit import boundary, njit
 from card_envs.core.rng import below
 from card_envs.games.super_zwierzaki.cards import (
     _counter,
@@ -380,7 +380,8 @@ def _penalty(row, p, counter):
     row[COUNTERS + counter] = 0
 
 
-@njit(cache=True)
+# a boundary of its own (`core.jit.boundary`): on a cold cache it builds beside the turn loop
+@boundary("void(int64[::1], int64, int64, int64, int64, int64, int64, int64)")
 def _decide(row, what, p, a, b, c, d, action):
     if what == D_TURN:
         if action == DRAW:

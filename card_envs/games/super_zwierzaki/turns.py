@@ -115,7 +115,7 @@ def _take(row, action):
     _decide(row, what, p, a, b, c, d, action)
 
 
-@boundary("(int64[::1], float32[::1])")  # the game's whole turn machine, under every face
+@boundary("void(int64[::1], float32[::1])")  # the game's whole turn machine, under every face
 def _run(row, rewards):
     """Run effects and turns until a decision is pending or the game is over; then the seat
     to act is the one deciding."""

@@ -10,7 +10,7 @@ import numpy as np
 
 from card_envs.core import history, layout
 from card_envs.core.combos import FULL, HALF, NUM_VALUES, combo_flags
-from card_envs.core.jit import njit
+from card_envs.core.jit import boundary, njit
 from card_envs.core.rewards import share_win
 from card_envs.core.rng import shuffle_slice, shuffle_sorted
 from card_envs.core.segments import Segment
@@ -112,7 +112,7 @@ def seat_gain(cards, mine, count, size, points, flags):
     return gain
 
 
-@njit(cache=True)
+@boundary("void(int64[::1], int64, float32[::1])")  # on a cold cache, built beside the rest
 def write_gains(row, seat, out):
     """For each card in `seat`'s hand: what the seat would score if the round ended with
     that card added to the display (the `hints` slots)."""
