@@ -60,7 +60,7 @@ warm_caches(processes=2)
 
 # every built-in agent kind: played in `evaluate` (two worker processes), or refused for the
 # reason it cannot apply to a new game
-PLAYED = ["random", "heuristic", "ismcts:20", "ppo:" + MODEL,
+PLAYED = ["random", "heuristic", "ismcts:20", "ppo:" + MODEL, "sb3:" + MODEL,
           f"py:{OUT}/user_agent.py:First", f"py-policy:{OUT}/user_agent.py:first"]  # fmt: skip
 REFUSED = {
     "computer": "has no computer player",  # No Thanks has no computer of its own

@@ -1,4 +1,5 @@
-"""A trained MaskablePPO policy (sb3-contrib) as an agent: spec `ppo:path/to/model.zip`.
+"""A trained MaskablePPO policy (sb3-contrib) as an agent: spec `ppo:path/to/model.zip`;
+a plain Stable-Baselines3 PPO, A2C or DQN file: `sb3:path/to/model.zip`.
 
 `ppo` without a path loads the model shipped inside the package for the env being played,
 `card_envs/models/<env_id>.zip`; `exit` the network trained by expert iteration
@@ -39,6 +40,12 @@ from card_envs.registry import make_game
 _REQUIRED_MEMBERS = ("data", "policy.pth")
 _POLICY_MODULE = "sb3_contrib.common.maskable.policies"
 _POLICY_NAME = "MaskableActorCriticPolicy"
+# the policies an `sb3:` file may hold: MaskablePPO's, PPO's and A2C's, DQN's
+SB3_POLICIES = {
+    _POLICY_NAME: _POLICY_MODULE,
+    "ActorCriticPolicy": "stable_baselines3.common.policies",
+    "DQNPolicy": "stable_baselines3.dqn.policies",
+}
 
 
 class ModelError(ValueError):
@@ -131,19 +138,32 @@ def _readable(data: dict, key: str) -> dict:
     return item if isinstance(item, dict) else {}
 
 
-def _check_model_data(path: Path, data: dict, game) -> tuple[bool, int]:
-    """Checks the policy class and sizes. Returns whether the model reads padded
-    observations (`core.padding`: one model for every config) or this config's own, and
-    the `history` it was trained with: a model trained with history=K plays configs with
-    history >= K, reading the K most recent public actions (`core.history`)."""
+def _policy_of(path: Path, data: dict, allowed: dict[str, str]) -> str:
+    """The name of the file's policy class, one of `allowed` (name: module), read from the
+    JSON as SB3 wrote it."""
     policy = _readable(data, "policy_class")
     module = policy.get("__module__")
     init = str(policy.get("__init__", ""))
-    if module != _POLICY_MODULE or f"{_POLICY_NAME}.__init__" not in init:
-        raise ModelError(
-            f"{str(path)!r} is not a MaskablePPO model with an MlpPolicy "
-            f"({_POLICY_NAME} from {_POLICY_MODULE}); its policy comes from {module!r}"
-        )
+    for name, home in allowed.items():
+        if module == home and f"{name}.__init__" in init:
+            return name
+    kinds = ", ".join(f"{name} from {home}" for name, home in allowed.items())
+    hint = "" if len(allowed) > 1 else "; a plain PPO, A2C or DQN file loads as sb3:PATH"
+    raise ModelError(
+        f"{str(path)!r} is not a model with an MlpPolicy of {kinds}; its policy comes from "
+        f"{module!r}{hint}"
+    )
+
+
+def _check_model_data(
+    path: Path, data: dict, game, allowed: dict[str, str] | None = None
+) -> tuple[bool, int]:
+    """Checks the policy class (MaskablePPO's unless `allowed` names others) and sizes.
+    Returns whether the model reads padded
+    observations (`core.padding`: one model for every config) or this config's own, and
+    the `history` it was trained with: a model trained with history=K plays configs with
+    history >= K, reading the K most recent public actions (`core.history`)."""
+    _policy_of(path, data, allowed or {_POLICY_NAME: _POLICY_MODULE})
     shape = _readable(data, "observation_space").get("_shape")
     padded, history = _layout_of(shape, game)
     n = _readable(data, "action_space").get("n")
@@ -259,6 +279,47 @@ def load_policy(path: str | os.PathLike, game):
     return _CACHE[key], None if view.identity else view
 
 
+def load_sb3_policy(path: str | os.PathLike, game):
+    """The checked policy network of a Stable-Baselines3 file of PPO, A2C, DQN or MaskablePPO
+    for `game` (cached per process), and the `Padding` of its observations (as
+    `load_policy`). The policy is built from its class and the file's weights alone, so any
+    of these algorithms loads the same way; only its `policy_kwargs` are left to SB3's loader."""
+    p = Path(path).expanduser()
+    data = _read_sb3_data(p)
+    name = _policy_of(p, data, SB3_POLICIES)
+    if name == _POLICY_NAME:
+        return load_policy(p, game)
+    padded, history = _check_model_data(p, data, game, SB3_POLICIES)
+    view = Padding(game, history, padded)
+    stat = p.stat()
+    key = ("sb3", str(p.resolve()), stat.st_mtime_ns, stat.st_size, view.size, game.num_actions)
+    if key not in _CACHE:
+        try:
+            from stable_baselines3.common.policies import ActorCriticPolicy
+            from stable_baselines3.common.save_util import load_from_zip_file
+            from stable_baselines3.dqn.policies import DQNPolicy
+        except ImportError as err:
+            raise ImportError(
+                "sb3 agents need stable-baselines3: pip install 'card_envs[train]'"
+            ) from err
+        cls = DQNPolicy if name == "DQNPolicy" else ActorCriticPolicy
+        custom = {**_custom_objects(data, game, padded, history), "policy_class": cls}
+        try:
+            saved, params, _ = load_from_zip_file(p, device="cpu", custom_objects=custom)
+            policy = cls(
+                custom["observation_space"],
+                custom["action_space"],
+                lambda _: 0.0,
+                **(saved.get("policy_kwargs") or {}),
+            )
+            policy.load_state_dict(params["policy"])
+        except Exception as err:  # SB3 and torch raise many kinds; say which file and why
+            raise ModelError(f"{str(p)!r}: its {name} could not be loaded: {err}") from err
+        policy.set_training_mode(False)
+        _CACHE[key] = policy
+    return _CACHE[key], None if view.identity else view
+
+
 def frozen_copy(policy):
     """A copy of an SB3 policy with the same weights, in eval mode and without gradients:
     later training of `policy` does not change it. (A plain deepcopy fails on a policy that
@@ -366,6 +427,9 @@ class PolicyAgent(Agent):
         policy = self.policy
         with torch.no_grad():
             obs = torch.as_tensor(np.require(observations, np.float32, "W"))  # torch: writable
+            if hasattr(policy, "q_net"):  # DQN: all its weight on the best legal Q-value
+                q = np.where(np.asarray(masks) != 0, policy.q_net(obs).numpy(), -np.inf)
+                return np.eye(q.shape[1])[np.argmax(q, axis=1)]
             features = policy.extract_features(obs, policy.pi_features_extractor)
             logits = policy.action_net(policy.mlp_extractor.forward_actor(features))
         logits = np.where(np.asarray(masks) != 0, logits.numpy().astype(np.float64), -np.inf)
@@ -440,3 +504,29 @@ def make_ppo_agent(spec: str, env_id: str, seed: int | None, config: dict) -> PP
             f"spec '{kind}:' needs a path after the colon, e.g. {kind}:models/agent.zip"
         )
     return PPOAgent(path or None, env_id, seed=seed, kind=kind, **config)
+
+
+class SB3Agent(PolicyAgent):
+    """A Stable-Baselines3 file (`sb3:PATH`): PPO or A2C play their most probable legal
+    action (or sample the masked policy with `deterministic=False`), DQN its legal action
+    of highest Q-value; a MaskablePPO file plays as `ppo:PATH`."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike,
+        env_id: str,
+        seed: int | None = None,
+        deterministic: bool = True,
+        **config: Any,
+    ) -> None:
+        game = make_game(env_id, **config)
+        self.path = Path(path)
+        policy, padding = load_sb3_policy(self.path, game)
+        super().__init__(policy, seed, deterministic, padding=padding, game=game)
+        self.spec = f"sb3:{path}"
+        self.name = f"sb3:{self.path.stem}"
+
+
+def make_sb3_agent(spec: str, env_id: str, seed: int | None, config: dict) -> SB3Agent:
+    """`sb3:PATH`."""
+    return SB3Agent(spec.partition(":")[2], env_id, seed=seed, **config)

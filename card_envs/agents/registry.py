@@ -78,6 +78,10 @@ def make_agent(
         from card_envs.agents.ppo import make_ppo_agent  # torch is imported only when needed
 
         return make_ppo_agent(parsed.text, env_id, seed, config)
+    if kind == "sb3":
+        from card_envs.agents.ppo import make_sb3_agent
+
+        return make_sb3_agent(parsed.text, env_id, seed, config)
     if kind == "rllib":
         from card_envs.agents.rllib import make_rllib_agent  # ray is imported only when needed
 

@@ -93,6 +93,13 @@ BUILTIN_KINDS: tuple[Kind, ...] = (
         "a network trained by all-seat self-play: the one shipped for the env, or a file",
         path_tail=True,
     ),
+    Kind(
+        "sb3",
+        "`sb3:PATH`",
+        "a Stable-Baselines3 model file of PPO, A2C or DQN (the legal action with the "
+        "highest logit or Q-value), or of sb3-contrib's MaskablePPO",
+        path_tail=True,
+    ),
     Kind("rllib", "`rllib:DIR`", "an RLlib module trained with `--backend rllib`", path_tail=True),
     Kind("human", "`human`", "a person at the terminal (`card-envs play` only)"),
     Kind(
@@ -227,6 +234,8 @@ def parse_spec(text: str | AgentSpec, options: dict[str, Any] | None = None) -> 
     if kind.path_tail:
         if sep and not rest:
             raise AgentSpecError(f"spec {text!r} needs a path after the colon")
+        if head == "sb3" and not rest:
+            raise AgentSpecError(f"spec {text!r} needs a model file: sb3:PATH")
         spec = AgentSpec(head, (rest,) if rest else ())
         return spec.with_options(options)
     args: list[str] = []
@@ -384,6 +393,8 @@ def spec_digest(spec: str | AgentSpec, env_id: str) -> str:
         return _network_digest(env_id, "exit", "" if net == "exit" else str(net))
     if spec.kind in NETWORK_KINDS:
         return _network_digest(env_id, spec.kind, spec.args[0] if spec.args else "")
+    if spec.kind == "sb3":
+        return _file_digest(Path(spec.args[0]).expanduser()) if spec.args else ""
     if spec.kind == "rllib":
         return _dir_digest(spec.args[0])
     if spec.kind in _BUILTIN:
