@@ -209,7 +209,8 @@ def test_a_searching_candidate_is_marked_and_sits_out_the_run(tmp_path):
     card = bench("ismcts:4", cells=cells, settings=Settings(db=str(tmp_path / "b.sqlite")),
                  echo=quiet)  # fmt: skip
     assert card.reads_rows
-    assert [c.env_id for c in card.skipped] == ["double_or_nothing_run_v0"]
+    assert [s.cell.env_id for s in card.skipped] == ["double_or_nothing_run_v0"]
+    assert {s.reason for s in card.skipped} == {"a Gymnasium env hands an agent no state rows"}
     assert "**reads state rows**" in card.markdown()
     assert "double_or_nothing_run_v0" not in card.env_ids
 
@@ -271,3 +272,53 @@ def test_a_network_candidate_is_built_at_each_cells_config(tmp_path):
     cells = [c for c in small_cells() if c.env_id == "rummidrez_solo_v0" and c.panel == "random"]
     card = bench("ppo", cells=cells, settings=Settings(db=str(tmp_path / "b.sqlite")), echo=quiet)
     assert card.cells[0].win_rate > 0.5  # the network finishes with less than random does
+
+
+PARTIAL = """
+from card_envs.agents import Agent
+
+
+class ThreePlayerNoThanks(Agent):
+    def __init__(self, env_id, seed=None, config=None):
+        if env_id != "no_thanks_v0" or config["num_players"] != 3:
+            raise ValueError(f"plays 3-player No Thanks only, not {env_id} {config}")
+
+    def act_batch(self, observations, masks):
+        return masks.argmax(axis=1)
+"""
+
+
+def test_an_agent_for_one_config_plays_its_cells_and_lists_the_others(tmp_path, monkeypatch):
+    """Built at every cell's config before any game: the cells it refuses are listed with
+    its reason, the rest are played (a one-config model refuses the same way: ModelError)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "partial.py").write_text(PARTIAL)
+    cells = [c for c in small_cells() if c.panel == "random"]
+    card = bench("py:partial.py:ThreePlayerNoThanks", cells=cells,
+                 settings=Settings(db="b.sqlite"), echo=quiet)  # fmt: skip
+    assert [(c.env_id, c.setting) for c in card.cells] == [("no_thanks_v0", "3 players")]
+    assert card.cells[0].games == GAMES["seats"]
+    skipped = {(s.cell.env_id, s.cell.setting) for s in card.skipped}
+    assert skipped == {(c.env_id, c.setting) for c in cells} - {("no_thanks_v0", "3 players")}
+    assert all("plays 3-player No Thanks only" in s.reason for s in card.skipped)
+    text = card.markdown()
+    assert f"- not played ({len(card.skipped)} cells):" in text
+    assert any(
+        line.startswith("  - double_or_nothing_v0 ") and ": plays 3-player No Thanks only" in line
+        for line in text.splitlines()
+    )
+    data = card.as_dict()["skipped"]
+    assert {d["cell"] for d in data} == {s.cell.name for s in card.skipped}
+    # an agent that plays none of the cells asked for is an error, with its reason
+    with pytest.raises(BenchError, match="can play none of the cells asked for: .*plays 3-player"):
+        bench("py:partial.py:ThreePlayerNoThanks", cells=cells, players=[2],
+              settings=Settings(db="b.sqlite"), echo=quiet)  # fmt: skip
+
+
+def test_the_player_filter_picks_cells_and_names_the_counts_there_are():
+    chosen = bench_run.select(["no_thanks_v0"], players=[3, 5])
+    assert {c.num_players for c in chosen} == {3, 5} and {c.env_id for c in chosen} == {
+        "no_thanks_v0"
+    }
+    with pytest.raises(BenchError, match=r"--players \[9\]: the cells asked for have \[3, 4"):
+        bench_run.select(["no_thanks_v0"], players=[9])

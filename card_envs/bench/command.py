@@ -26,6 +26,12 @@ def build_parser(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     p.add_argument(
         "--env", action="append", help=f"only this game's cells (repeatable): {protocol.ENV_IDS}"
     )
+    p.add_argument(
+        "--players",
+        type=int,
+        action="append",
+        help="only the cells with this many players (repeatable)",
+    )
     p.add_argument("--out", help="scorecard directory (default runs/bench/<spec>; one spec)")
     p.add_argument("--db", default=DEFAULT_DB, help=f"SQLite store (default {DEFAULT_DB})")
     p.add_argument("--backend", choices=["local", "ray"], default="local")
@@ -67,14 +73,14 @@ def exploit_bounds(card: Scorecard, minutes: float, out: Path, workers: int | No
 def run(args: argparse.Namespace) -> list[Scorecard]:
     if args.out and len(args.specs) > 1:
         raise ValueError("--out names one scorecard's directory: bench one spec, or leave it out")
-    select(args.env)  # an unknown env id fails before anything runs
+    select(args.env, players=args.players)  # an unknown env id fails before anything runs
     settings = Settings(
         args.db, args.backend, args.workers, args.ray_address, args.progress, args.restart
     )
     cards = []
     for spec in args.specs:
         with resumable(args.db):
-            card = bench(spec, env_ids=args.env, settings=settings)
+            card = bench(spec, env_ids=args.env, settings=settings, players=args.players)
         out = Path(args.out) if args.out else default_out(card.spec)
         if args.exploit is not None:
             exploit_bounds(card, args.exploit, out, args.workers)

@@ -183,4 +183,14 @@ def cells_table() -> str:
             f"| `{env_id}` | {config} | {span} | {', '.join(f'`{a}`' for a in panel)} "
             f"| {per} | {len(mine)} |"
         )
+    seats = sum(c.games for c in CELLS if c.kind == "seats")
+    same = {e: 2 * sum(c.games for c in CELLS if c.env_id == e and c.kind != "seats")
+            for e in ENV_IDS}  # fmt: skip
+    same = {e: n for e, n in same.items() if n}
+    rows += [
+        "",
+        f"In all {len(CELLS)} cells: {seats:,} multi-seat games, "
+        + ", ".join(f"{n:,} games of `{e}`" for e, n in same.items())
+        + " (the candidate's and the panel agent's, on the same deals).",
+    ]
     return "\n".join(rows)

@@ -24,7 +24,7 @@ from card_envs.agents import make_agent
 from card_envs.agents.specs import AgentSpec, parse_spec, spec_digest
 from card_envs.bench import protocol
 from card_envs.bench.protocol import CANDIDATE, Cell
-from card_envs.bench.scorecard import Scorecard, cell_result
+from card_envs.bench.scorecard import Scorecard, Skipped, cell_result
 from card_envs.evaluation.arena import GameBatch, derive_seed
 from card_envs.evaluation.episodes import evaluate_episodes
 from card_envs.evaluation.pool import progress_bar
@@ -55,15 +55,55 @@ class Settings:
     restart: bool = False
 
 
-def select(env_ids: Sequence[str] | None, cells: Sequence[Cell] = protocol.CELLS) -> list[Cell]:
-    """The protocol's cells of `env_ids` (None: all of them)."""
-    if not env_ids:
-        return list(cells)
+def select(
+    env_ids: Sequence[str] | None,
+    cells: Sequence[Cell] = protocol.CELLS,
+    players: Sequence[int] | None = None,
+) -> list[Cell]:
+    """The protocol's cells of `env_ids` (None: all of them) with `players` seats (None:
+    any number)."""
     have = list(dict.fromkeys(c.env_id for c in cells))
-    unknown = [e for e in env_ids if e not in have]
+    unknown = [e for e in env_ids or () if e not in have]
     if unknown:
         raise BenchError(f"--env {unknown[0]!r}: {protocol.VERSION} has cells of {have}")
-    return [c for c in cells if c.env_id in env_ids]
+    chosen = [c for c in cells if not env_ids or c.env_id in env_ids]
+    counts = sorted({c.num_players for c in chosen})
+    if players and not set(players) & set(counts):
+        raise BenchError(f"--players {list(players)}: the cells asked for have {counts}")
+    return [c for c in chosen if not players or c.num_players in players]
+
+
+def _playable(agent: AgentSpec, chosen: Sequence[Cell]) -> tuple[list[Cell], list[Skipped], bool]:
+    """The cells the candidate can play, those it cannot with the reason, and whether it
+    reads state rows. The agent is built at every cell's config before any game is played:
+    one that refuses a config (a model trained for another player count, a `py:` agent that
+    raises ValueError for a game it does not play) sits those cells out; one that can play
+    no cell at all is an error."""
+    reasons: dict[tuple[str, str], str] = {}
+    reads_rows = False
+    for cell in chosen:
+        env_id = agent_env_id(cell.env_id)
+        config = cell.options if cell.env_id == env_id else {}  # as the games build it
+        key = (cell.env_id, repr(sorted(config.items())))
+        if key in reasons:
+            continue
+        try:
+            built = make_agent(agent, env_id, seed=0, **config)
+        except ValueError as err:  # ModelError, AgentSpecError, a user's refusal
+            reasons[key] = str(err)
+            continue
+        reasons[key] = ""
+        reads_rows = reads_rows or bool(built.wants_rows)
+    playable, skipped = [], []
+    for cell in chosen:
+        config = cell.options if cell.env_id == agent_env_id(cell.env_id) else {}
+        why = reasons[cell.env_id, repr(sorted(config.items()))]
+        if not why and reads_rows and cell.env_id not in batched_env_ids():
+            why = "a Gymnasium env hands an agent no state rows"
+        (skipped.append(Skipped(cell, why)) if why else playable.append(cell))
+    if not playable:
+        raise BenchError(f"{agent.text} can play none of the cells asked for: {skipped[0].reason}")
+    return playable, skipped, reads_rows
 
 
 def panel_digests(cells: Sequence[Cell]) -> dict[tuple[str, str], str]:
@@ -161,20 +201,16 @@ def bench(
     settings: Settings = Settings(),
     echo: Callable[[str], None] = print,
     cells: Sequence[Cell] | None = None,
+    players: Sequence[int] | None = None,
 ) -> Scorecard:
     """Bench the agent `spec` (with its `options`) on the protocol's cells of `env_ids`
-    (None: every cell) and return its scorecard. `cells` replaces the protocol's (tests)."""
-    chosen = select(env_ids, protocol.CELLS if cells is None else cells)
+    (None: every cell) with `players` seats (None: any) and return its scorecard. `cells`
+    replaces the protocol's (tests). Cells the agent cannot play are listed, not played."""
+    chosen = select(env_ids, protocol.CELLS if cells is None else cells, players)
     panel = panel_digests(chosen)
     agent = parse_spec(spec, options).portable()
-    envs = list(dict.fromkeys(c.env_id for c in chosen))
-    reads_rows = False
-    for env_id in envs:  # a spec that cannot be built fails here, before any game
-        cell = next(c for c in chosen if c.env_id == env_id)
-        config = cell.options if env_id == agent_env_id(env_id) else {}  # as games build it
-        built = make_agent(agent, agent_env_id(env_id), seed=0, **config)
-        reads_rows = reads_rows or bool(built.wants_rows)
-    playable = [c for c in chosen if not (reads_rows and c.env_id not in batched_env_ids())]
+    playable, skipped, reads_rows = _playable(agent, chosen)
+    envs = list(dict.fromkeys(c.env_id for c in playable))
     digest = candidate_digest(agent, envs)
     events = [_event(c, agent, digest, panel[agent_env_id(c.env_id), c.panel]) for c in playable]
     config = TournamentConfig(
@@ -196,7 +232,6 @@ def bench(
             cell_result(c, store.event_games(config.name, p))
             for c, p in zip(playable, plans, strict=True)
         ]
-    skipped = [c for c in chosen if c not in playable]
     return Scorecard(
         protocol.VERSION, agent.text, digest, reads_rows, results, skipped,
         complete=len(chosen) == len(protocol.CELLS) and cells is None, played=played,

@@ -24,6 +24,15 @@ CONFIDENCE = 0.95
 
 
 @dataclass(frozen=True)
+class Skipped:
+    """A cell the candidate does not play, and why (its agent cannot be built at the cell's
+    config, or it searches state rows that a Gymnasium env does not give)."""
+
+    cell: Cell
+    reason: str
+
+
+@dataclass(frozen=True)
 class CellResult:
     name: str
     env_id: str
@@ -76,7 +85,7 @@ class Scorecard:
     digest: str  # of what the spec loads for every env benched (`run.candidate_digest`)
     reads_rows: bool  # the candidate searches state rows: it sees every hidden card
     cells: list[CellResult]
-    skipped: list[Cell] = field(default_factory=list)  # cells it cannot play
+    skipped: list[Skipped] = field(default_factory=list)  # cells it cannot play
     complete: bool = False  # every cell of the protocol was asked for
     exploit: list[dict] = field(default_factory=list)  # `--exploit`: one entry per game
     played: int = 0  # games and runs this run played (the others came from the store)
@@ -106,7 +115,7 @@ class Scorecard:
             "complete": self.complete,
             "summary": {e: self.summary(e) for e in self.env_ids},
             "cells": [{**asdict(c), "verdict": c.verdict} for c in self.cells],
-            "skipped": [c.name for c in self.skipped],
+            "skipped": [{"cell": s.cell.name, "reason": s.reason} for s in self.skipped],
             "exploit": self.exploit,
             "played": self.played,
             "seconds": round(self.seconds, 1),
@@ -138,11 +147,13 @@ class Scorecard:
             else "- this run: every game read from the store"
         )
         if self.skipped:
-            lines.append(
-                f"- not played ({len(self.skipped)} cells): "
-                + ", ".join(sorted({c.env_id for c in self.skipped}))
-                + " (a Gymnasium env hands an agent no state rows)"
-            )
+            lines.append(f"- not played ({len(self.skipped)} cells):")
+            why: dict[str, list[str]] = {}
+            for s in self.skipped:
+                where = f"{s.cell.env_id} {s.cell.setting}"
+                if where not in why.setdefault(s.reason, []):
+                    why[s.reason].append(where)
+            lines += [f"  - {', '.join(where)}: {reason}" for reason, where in why.items()]
         lines += ["", *(f"- {self.summary(e)}" for e in self.env_ids)]
         for env_id in self.env_ids:
             lines += ["", f"{h}# {env_id}", ""]
