@@ -429,7 +429,9 @@ class PolicyAgent(Agent):
             obs = torch.as_tensor(np.require(observations, np.float32, "W"))  # torch: writable
             if hasattr(policy, "q_net"):  # DQN: all its weight on the best legal Q-value
                 q = np.where(np.asarray(masks) != 0, policy.q_net(obs).numpy(), -np.inf)
-                return np.eye(q.shape[1])[np.argmax(q, axis=1)]
+                probs = np.zeros(q.shape)
+                probs[np.arange(len(q)), np.argmax(q, axis=1)] = 1.0
+                return probs
             features = policy.extract_features(obs, policy.pi_features_extractor)
             logits = policy.action_net(policy.mlp_extractor.forward_actor(features))
         logits = np.where(np.asarray(masks) != 0, logits.numpy().astype(np.float64), -np.inf)

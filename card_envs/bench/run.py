@@ -79,12 +79,16 @@ def _playable(agent: AgentSpec, chosen: Sequence[Cell]) -> tuple[list[Cell], lis
     one that refuses a config (a model trained for another player count, a `py:` agent that
     raises ValueError for a game it does not play) sits those cells out; one that can play
     no cell at all is an error."""
+
+    def built_at(cell: Cell) -> tuple[str, dict]:  # the agent's env id and config, as in games
+        env_id = agent_env_id(cell.env_id)
+        return env_id, cell.options if cell.env_id == env_id else {}
+
     reasons: dict[tuple[str, str], str] = {}
     reads_rows = False
     for cell in chosen:
-        env_id = agent_env_id(cell.env_id)
-        config = cell.options if cell.env_id == env_id else {}  # as the games build it
-        key = (cell.env_id, repr(sorted(config.items())))
+        env_id, config = built_at(cell)
+        key = (env_id, repr(sorted(config.items())))
         if key in reasons:
             continue
         try:
@@ -96,8 +100,8 @@ def _playable(agent: AgentSpec, chosen: Sequence[Cell]) -> tuple[list[Cell], lis
         reads_rows = reads_rows or bool(built.wants_rows)
     playable, skipped = [], []
     for cell in chosen:
-        config = cell.options if cell.env_id == agent_env_id(cell.env_id) else {}
-        why = reasons[cell.env_id, repr(sorted(config.items()))]
+        env_id, config = built_at(cell)
+        why = reasons[env_id, repr(sorted(config.items()))]
         if not why and reads_rows and cell.env_id not in batched_env_ids():
             why = "a Gymnasium env hands an agent no state rows"
         (skipped.append(Skipped(cell, why)) if why else playable.append(cell))

@@ -120,10 +120,13 @@ class Boundary(TypeDispatcher):
             self.compile(args)
         self.adopt()
 
-    def adopt(self) -> None:
+    def adopt(self) -> int:
+        """Points the symbol at the compiled kernel; its address."""
         cres = self.overloads[self.args]
-        ll.add_symbol(self.symbol, cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name))
+        address = cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
+        ll.add_symbol(self.symbol, address)
         self._can_compile = False
+        return address
 
     def settle(self) -> None:
         """Waits for the builder, loads its kernel from the cache (compiles it here if the
@@ -132,13 +135,8 @@ class Boundary(TypeDispatcher):
             if self.build is None:
                 return
             self.build.wait()
-            cres = self._cache.load_overload(self.args, self.targetctx)
-            if cres is not None:
-                self.add_overload(cres)
-            else:
-                self.compile(self.args)
-            self.adopt()
-            self.build.point(self.overloads[self.args])
+            self.compile(self.args)  # numba's cache first, where the builder left it
+            self.build.point(self.adopt())
             # callers compiled before now call the trampoline for good: keep its code alive
             self.settled_build, self.build = self.build, None
 
@@ -226,8 +224,8 @@ class _Build:
         if os.getpid() == self.owner:
             self.process.wait()
 
-    def point(self, cres: Any) -> None:
-        self.slot.value = cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
+    def point(self, address: int) -> None:
+        self.slot.value = address
         _Build.pending.discard(self)
 
     def from_compiled_code(self) -> None:
