@@ -422,6 +422,12 @@ def test_keep_best_is_refused_by_name(tmp_path):
         train(cfg, echo=lambda _: None)
 
 
+def test_a_training_device_is_refused_for_rllib_by_name(tmp_path):
+    cfg = dataclasses.replace(_config(tmp_path), device="auto")
+    with pytest.raises(TrainConfigError, match="rllib.num_gpus_per_learner"):
+        train(cfg, echo=lambda _: None)
+
+
 def test_num_learners_splits_the_batch_over_the_learners(tmp_path):
     """RLlib's batch sizes are per learner: each learner takes its share, so the update is
     the same whatever the count."""

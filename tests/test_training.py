@@ -125,6 +125,9 @@ BASE = {"env": "no_thanks_v0", "total_timesteps": 1000}
         ({"video_episodes": 1.5}, "video_episodes=1.5 must be an int >= 0"),
         ({"num_threads": 0}, r"num_threads must be an int in 1\.\.\d+ .*got 0"),
         ({"num_threads": 999}, r"num_threads must be an int in 1\.\.\d+ .*got 999"),
+        ({"device": "gpu"}, r"device='gpu' must be one of cpu, cuda, cuda:N"),
+        ({"device": "cuda:x"}, r"device='cuda:x' must be one of"),
+        ({"device": 0}, r"device=0 must be one of"),
     ],
 )
 def test_bad_config_values_are_named_with_what_is_allowed(change, message):
@@ -330,7 +333,9 @@ def test_short_run_of_each_shipped_config_writes_everything(path, tmp_path):
     assert ship(out, models=tmp_path / "models", force=True) == shipped
 
 
-def test_resume_continues_from_the_checkpoint_and_refuses_a_changed_config(tmp_path):
+def test_resume_continues_from_the_checkpoint_and_refuses_a_changed_config(tmp_path, monkeypatch):
+    import torch
+
     raw = tiny({"env": "double_or_nothing_v0", "opponents": {"pool": {"random": 1, "self": 1}}},
                tmp_path)  # fmt: skip
     first = parse_config(raw)
@@ -341,11 +346,14 @@ def test_resume_continues_from_the_checkpoint_and_refuses_a_changed_config(tmp_p
     with pytest.raises(TrainConfigError, match="the config differs"):
         train(changed, resume=True)
     messages = []
-    # training longer is allowed, and on other threads (the same games)
-    longer = parse_config({**raw, "total_timesteps": 2048, "num_threads": usable_cores()})
+    # training longer is allowed, on other threads (the same games) and another device
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)  # auto: the CPU here
+    longer = parse_config(
+        {**raw, "total_timesteps": 2048, "num_threads": usable_cores(), "device": "auto"}
+    )
     results = train(longer, resume=True, echo=messages.append)
     assert messages[0].startswith("resuming training at 1,024 steps")
-    assert results["timesteps"] == 2048
+    assert results["timesteps"] == 2048 and results["device"] == "cpu"
     out = Path(first.out)
     progress = [int(r["timesteps"]) for r in read_csv(out / "training.csv")]
     assert progress == [512, 1024, 1536, 2048]  # nothing logged twice
@@ -353,6 +361,24 @@ def test_resume_continues_from_the_checkpoint_and_refuses_a_changed_config(tmp_p
     assert ("final", 1024) not in evals and evals[-1] == ("final", 2048)  # superseded
     fresh = train(first, restart=True, echo=lambda _: None)
     assert fresh["timesteps"] == 1024
+
+
+def test_the_device_is_cpu_unless_asked_and_a_missing_gpu_is_named(monkeypatch):
+    import torch
+
+    from card_envs.training.run import torch_device
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert parse_config(BASE).device == "cpu"
+    assert torch_device(parse_config({**BASE, "device": "auto"})) == "cpu"
+    with pytest.raises(TrainConfigError, match=r"device='cuda'.* sees 0 GPU\(s\); use device: cpu"):
+        torch_device(parse_config({**BASE, "device": "cuda"}))
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    assert torch_device(parse_config({**BASE, "device": "auto"})) == "cuda"
+    assert torch_device(parse_config({**BASE, "device": "cuda:1"})) == "cuda:1"
+    with pytest.raises(TrainConfigError, match="device='cuda:2'.* sees 2 GPU"):
+        torch_device(parse_config({**BASE, "device": "cuda:2"}))
 
 
 class _SlowClock:

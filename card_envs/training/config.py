@@ -13,6 +13,8 @@ total_timesteps: 8_000_000      # learner steps (the learner's own actions)
 time_limit_minutes: 20          # optional: stop at this wall time, then evaluate and save
 num_envs: 64                    # games stepped together by the batched engine
 torch_threads: 1                # torch's intra-op threads
+device: cpu                     # where the network trains: cpu, cuda (cuda:N), or auto
+                                #   (cuda when torch sees one); envs always run on the CPU
 num_threads: 1                  # threads of the batched env (null: every core); see below
 opponents:
   pool: {heuristic: 0.5, random: 0.1, self: 0.4}   # per-seat draw weights (none: one seat)
@@ -78,6 +80,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -211,6 +214,7 @@ class TrainConfig:
     sampling: str = "uniform"  # how snapshots share `self`'s weight: uniform or pfsp
     exit: ExitSettings | None = None  # expert iteration instead of PPO (training/exit/rounds.py)
     selfplay: SelfPlaySettings | None = None  # all-seat self-play PPO (training/selfplay/)
+    device: str = "cpu"  # where the network trains: cpu, cuda, cuda:N or auto
 
     @property
     def settings(self) -> list[dict]:
@@ -239,7 +243,8 @@ class TrainConfig:
         """What decides how the model trains: resuming checks it is unchanged (the length
         of the run, its time limit, where it is written, its videos and the env's threads,
         which play the same games, may change)."""
-        loose = ("time_limit_minutes", "total_timesteps", "out", "video_episodes", "num_threads")
+        loose = ("time_limit_minutes", "total_timesteps", "out", "video_episodes", "num_threads",
+                 "device")  # fmt: skip
         keep = {k: v for k, v in self.as_dict().items() if k not in loose}
         if keep["sampling"] == "uniform":  # runs from before the key existed still resume
             del keep["sampling"]
@@ -266,6 +271,7 @@ TOP_KEYS = {
     "time_limit_minutes": "positive number or null",
     "num_envs": "positive int",
     "torch_threads": "positive int",
+    "device": "cpu, cuda, cuda:N or auto: where the network trains",
     "num_threads": "int in 1..usable cores, or null (all): the batched env's threads",
     "opponents": "mapping: pool, snapshot_every, snapshots, sampling",
     "ppo": "mapping of MaskablePPO arguments",
@@ -408,6 +414,16 @@ def _selfplay(where: str, raw: Any, num_players: int) -> SelfPlaySettings | None
         _check.fail(where, "a one-seat game has no other seats to play itself in: drop selfplay:")
     share = raw.get("opponent_seats", SelfPlaySettings.opponent_seats)
     return SelfPlaySettings(opponent_seats=_check.float(where, "opponent_seats", share, 0.0, 1.0))
+
+
+DEVICE = re.compile(r"cpu|auto|cuda(:\d+)?")
+
+
+def _device(where: str, raw: Any) -> str:
+    """`device` as written (checked against torch when the run starts: `run.torch_device`)."""
+    if not isinstance(raw, str) or not DEVICE.fullmatch(raw):
+        _check.fail(where, f"device={raw!r} must be one of cpu, cuda, cuda:N (N a GPU index), auto")
+    return raw
 
 
 def _threads(where: str, raw: Any) -> int:
@@ -579,6 +595,7 @@ def parse_config(raw: Any, source: str = "config", default_name: str = "training
         ),
         num_envs=num_envs,
         torch_threads=_check.int(source, "torch_threads", raw.get("torch_threads", 1)),
+        device=_device(source, raw.get("device", "cpu")),
         num_threads=_threads(source, raw.get("num_threads", 1)),
         pool=pool,
         snapshot_every=_check.int(opp_where, "snapshot_every", opp.get("snapshot_every", 500_000)),

@@ -97,10 +97,11 @@ def imitate(net, heads, config: TrainConfig, settings: ImitationSettings, echo=p
     t0 = time.perf_counter()
     data = collect(config, settings)
     collected = time.perf_counter() - t0
-    obs = torch.as_tensor(data.observations)
-    masks = torch.as_tensor(data.masks)
-    actions = torch.as_tensor(data.actions)
-    returns = torch.as_tensor(data.returns)
+    device = next(net.parameters()).device
+    obs, masks, actions, returns = (
+        torch.as_tensor(a, device=device)
+        for a in (data.observations, data.masks, data.actions, data.returns)
+    )
     m = len(actions)
     fit(net, heads, (obs, masks, actions, returns), settings.epochs, settings.batch_size,
         settings.learning_rate, config.seed)  # fmt: skip
@@ -140,16 +141,18 @@ def fit(
     """Fit `net` with Adam to `data` = (observations, masks, targets, returns), torch
     tensors: cross-entropy of the masked actor logits to the targets (action indices, or
     probabilities over the actions) plus `value_weight` x squared error of the critic to
-    the returns. Returns the last epoch's mean policy and value losses."""
+    the returns (on the network's device, where they are moved). Returns the last epoch's
+    mean policy and value losses."""
     import torch
 
-    obs, masks, targets, returns = data
+    device = next(net.parameters()).device
+    obs, masks, targets, returns = (t.to(device) for t in data)
     net.train(True)
     optimizer = torch.optim.Adam(net.parameters(), lr=learning_rate)
     generator = torch.Generator().manual_seed(seed)
     m = len(obs)
     for _ in range(epochs):
-        order = torch.randperm(m, generator=generator)
+        order = torch.randperm(m, generator=generator).to(device)
         sums = [0.0, 0.0]
         for start in range(0, m, batch_size):
             idx = order[start : start + batch_size]
@@ -175,7 +178,8 @@ def imitate_policy(model, config: TrainConfig, settings: ImitationSettings, echo
 
 
 def policy_heads(policy, obs, masks):
-    """Masked actor logits and critic values of a batch."""
+    """Masked actor logits and critic values of a batch, on the policy's device."""
+    obs, masks = obs.to(policy.device), masks.to(policy.device)
     features = policy.extract_features(obs, policy.pi_features_extractor)
     if policy.share_features_extractor:
         latent_pi, latent_vf = policy.mlp_extractor(features)

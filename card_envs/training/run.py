@@ -67,6 +67,7 @@ def results_head(config: TrainConfig, agent: str) -> dict[str, Any]:
         "env": config.env,
         "config": config.config,
         "mix": dict(config.mix),
+        "device": torch_device(config),
     }
 
 
@@ -93,14 +94,34 @@ def check_resumable(config: TrainConfig, fingerprint: str) -> None:
         )
 
 
+def torch_device(config: TrainConfig) -> str:
+    """The torch device the network trains on: `config.device`, with `auto` the first GPU
+    when torch sees one. A GPU that torch does not see is refused, naming what it has."""
+    import torch
+
+    if config.device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if config.device.startswith("cuda"):
+        index = int(config.device.partition(":")[2] or 0)
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if index >= count:
+            build = f"CUDA {torch.version.cuda}" if torch.version.cuda else "CPU only"
+            raise TrainConfigError(
+                f"device={config.device!r}: torch {torch.__version__} ({build}) sees "
+                f"{count} GPU(s); use device: cpu, or auto (a GPU when there is one)"
+            )
+    return config.device
+
+
 def start_run(config: TrainConfig, resume: bool, restart: bool):
     """The run's `Paths`, its directory checked (`_check_out`) and its config written; torch
-    set to the config's threads. Both backends start here."""
+    set to the config's threads and its device checked. Every backend starts here."""
     import torch
 
     from card_envs.training.monitor import Paths
 
     torch.set_num_threads(config.torch_threads)
+    torch_device(config)
     paths = Paths(Path(config.out))
     _check_out(paths, resume, restart)
     (paths.out / "config.json").write_text(json.dumps(config.as_dict(), indent=2))
@@ -138,10 +159,12 @@ def start_model(config: TrainConfig, venv, paths, resume: bool, echo=print):
     if resume:
         state = json.loads(paths.checkpoint_state.read_text())
         check_resumable(config, state["fingerprint"])
-        return MaskablePPO.load(paths.checkpoint, env=venv, device="cpu"), state, None, 0.0
+        model = MaskablePPO.load(paths.checkpoint, env=venv, device=torch_device(config))
+        return model, state, None, 0.0
     model = MaskablePPO(
-        "MlpPolicy", venv, seed=config.seed, device="cpu", verbose=0, **config.ppo.kwargs()
-    )
+        "MlpPolicy", venv, seed=config.seed, device=torch_device(config), verbose=0,
+        **config.ppo.kwargs(),
+    )  # fmt: skip
     if config.imitation is None:
         return model, None, None, 0.0
     from card_envs.training.imitation import imitate_policy

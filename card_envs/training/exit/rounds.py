@@ -255,7 +255,7 @@ def fit_round(model, config: TrainConfig, window: list[Searched], round_no: int)
         logits, _ = policy_heads(
             policy, torch.as_tensor(newest.observations), torch.as_tensor(newest.masks)
         )
-    fitted = float(np.mean(logits.argmax(1).numpy() == newest.targets.argmax(1)))
+    fitted = float(np.mean(logits.argmax(1).cpu().numpy() == newest.targets.argmax(1)))
     return {
         "fit_s": time.perf_counter() - t0,
         "policy_loss": policy_loss,

@@ -87,6 +87,11 @@ def check_supported(config: TrainConfig) -> None:
         raise TrainConfigError(
             f"--backend rllib trains multi-agent envs; {config.env} has one seat"
         )
+    if config.device != "cpu":
+        raise TrainConfigError(
+            f"--backend rllib: device={config.device!r} is the sb3 backend's; RLlib puts its "
+            "learners on GPUs by rllib.num_gpus_per_learner"
+        )
     if config.keep_best is not None:
         raise TrainConfigError("--backend rllib ends with its last network: evaluation.keep_best "
                                "needs the sb3 backend")  # fmt: skip
