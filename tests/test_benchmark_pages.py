@@ -12,6 +12,7 @@ from benchmarks import baselines, cold_start, exploitability, parallelism, throu
 from benchmarks import exit as exit_figures
 from card_envs.agents.specs import spec_digest
 from card_envs.core.threads import usable_cores
+from card_envs.testing import report
 from card_envs.testing.report import printed
 from card_envs.training.exploit import slug as exploit_slug
 
@@ -33,6 +34,15 @@ def test_printed_keeps_what_it_prints(capsys):
     with printed() as kept:
         print("| a | b |")
     assert kept.getvalue() == "| a | b |\n" == capsys.readouterr().out
+
+
+def test_the_command_line_names_paths_inside_the_working_directory_relatively(
+    tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    inside, outside = tmp_path / "docs" / "page.md", tmp_path.parent / "elsewhere.md"
+    line = report.command_line("python -m x", ["--out", str(inside), "--db", str(outside)])
+    assert line == f"python -m x --out docs/page.md --db {outside}"
 
 
 def test_baselines_page_has_every_shipped_model(tmp_path):

@@ -80,8 +80,17 @@ def header(command: str) -> list[str]:
 
 
 def command_line(prog: str, argv: list[str] | None) -> str:
-    """The command as it was typed: `prog` and its arguments (`argv`, else the process's)."""
-    return " ".join([prog, *(sys.argv[1:] if argv is None else argv)])
+    """The command as it was typed: `prog` and its arguments (`argv`, else the process's),
+    a path inside the working directory written relative to it (a page names no folder of
+    the machine it was measured on)."""
+    here = Path.cwd()
+    args = []
+    for arg in sys.argv[1:] if argv is None else argv:
+        path = Path(arg)
+        if path.is_absolute() and path.is_relative_to(here):
+            arg = str(path.relative_to(here))
+        args.append(arg)
+    return " ".join([prog, *args])
 
 
 def write_page(path: str | Path, title: str, about: str, command: str, body: str) -> None:
