@@ -1,14 +1,24 @@
-"""Single-agent views: the learner in one seat, opponents played inside the env.
+"""Views of the envs: the learner in one seat with the opponents played inside the env, and
+the Parallel env in the form other libraries take.
 
 `SingleAgentEnv` is a Gymnasium env; `SingleAgentVecEnv` an SB3 `VecEnv` over the batched
 engine and `MixedVecEnv` several of them, one per config (need the `train` extra:
-stable-baselines3).
+stable-baselines3). `FlatParallelEnv` (`make_flat_parallel`) is the Parallel env with flat
+observations and the action masks in the infos, for AgileRL and SuperSuit.
 """
 
+from card_envs.wrappers.flat_parallel import FlatParallelEnv, make_flat_parallel
 from card_envs.wrappers.gym_env import SingleAgentEnv
 from card_envs.wrappers.learner import LearnerSeats
 
-__all__ = ["LearnerSeats", "MixedVecEnv", "SingleAgentEnv", "SingleAgentVecEnv"]
+__all__ = [
+    "FlatParallelEnv",
+    "LearnerSeats",
+    "MixedVecEnv",
+    "SingleAgentEnv",
+    "SingleAgentVecEnv",
+    "make_flat_parallel",
+]
 
 
 def __getattr__(name: str):
