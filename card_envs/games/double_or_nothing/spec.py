@@ -135,7 +135,7 @@ class DoubleOrNothing(Game):
     ismcts_larger = "ismcts:1200"
     speed_targets = (4.0, 60.0)
     speed_configs = (dict(stage=4),)
-    compile_seconds = 30  # its run env's included
+    compile_seconds = 17  # its run env's included
     test_configs = (
         dict(stage=1),
         dict(stage=2, first_leader=1),

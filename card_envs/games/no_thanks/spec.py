@@ -76,7 +76,7 @@ class NoThanks(Game):
     ismcts_10ms = "ismcts:700"
     ismcts_larger = "ismcts:3000"
     speed_targets = (5.0, 200.0)
-    compile_seconds = 19
+    compile_seconds = 12
     test_configs = (
         *(dict(num_players=n, public_tokens=p) for n in range(3, 8) for p in (False, True)),
         dict(num_players=4, reward="score"),

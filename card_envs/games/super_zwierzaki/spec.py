@@ -46,7 +46,7 @@ class SuperZwierzaki(Game):
     ismcts_larger = "ismcts:4000:depth=40"
     speed_targets = (4.0, 40.0)
     speed_configs = (dict(num_players=2), dict(num_players=8))  # the default has 4
-    compile_seconds = 63
+    compile_seconds = 26
     # the default cap where random games refill the draw pile in about half the games
     # (after 1,200-1,600 steps) at 3 and 4 players; a shorter one at 2 and at 5 to 12 keeps
     # the suite quick (a random 8-player game runs to thousands of steps), and the soak

@@ -177,7 +177,7 @@ class Surfosaurus(Game):
     ismcts_10ms = "ismcts:300"
     ismcts_larger = "ismcts:1200"
     speed_targets = (4.0, 60.0)
-    compile_seconds = 35
+    compile_seconds = 22
     test_configs = (
         *(dict(num_players=n, hints=h) for n in range(2, 7) for h in (False, True)),
         dict(num_players=3, reward="score"),
