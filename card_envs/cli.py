@@ -405,7 +405,18 @@ def build_parser() -> argparse.ArgumentParser:
         f"one by its name, never names code): {SPEC_HELP}",
     )
 
+    from card_envs.testing import conformance
+
+    c = sub.add_parser("conformance", help=conformance.DESCRIPTION)
+    conformance.add_arguments(c)
     return parser
+
+
+def cmd_conformance(args: argparse.Namespace) -> None:
+    from card_envs.testing.conformance import run
+
+    if run(args):
+        raise SystemExit(1)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -422,6 +433,7 @@ def main(argv: list[str] | None = None) -> None:
         "exploit": cmd_exploit,
         "bench": cmd_bench,
         "dataset": cmd_dataset,
+        "conformance": cmd_conformance,
     }
     if args.command == "list":
         print("\n".join(env_ids()))

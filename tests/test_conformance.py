@@ -6,13 +6,11 @@ import pytest
 
 import card_envs
 from card_envs.registry import (
-    batched_env_ids,
     game_class,
-    make_game,
     multi_agent_env_ids,
     single_agent_env_ids,
 )
-from card_envs.testing import case_id, cases, checks, corners, faces, game_cases
+from card_envs.testing import case_id, cases, checks, conformance, game_cases
 
 
 def tiered(case_list: list[tuple[str, dict]]) -> list:
@@ -29,25 +27,9 @@ def tiered(case_list: list[tuple[str, dict]]) -> list:
 
 
 CASES = tiered(cases())
-PER_CASE = [
-    checks.check_pettingzoo,
-    checks.check_games,
-    checks.check_batched_matches_aec,
-    checks.check_actions,
-    checks.check_penalize,
-    checks.check_state_dict,
-    checks.check_render,
-    checks.check_scene,
-    checks.check_padding,
-    checks.check_lifecycle,
-    checks.check_hidden_information,
-    checks.check_load_state_dict,
-    corners.check_state_dict_mutations,
-    faces.check_copies,
-    faces.check_numpy_actions,
-    faces.check_state_vector,
-    faces.check_parallel,
-]
+# the checks and where each runs: the groups of `card_envs.testing.conformance`, which
+# `check_game(env_id)` runs on one id in one call
+PER_CASE = conformance.MULTI_AGENT
 
 
 @pytest.mark.parametrize("check", PER_CASE, ids=lambda c: c.__name__.removeprefix("check_"))
@@ -58,12 +40,9 @@ def test_conformance(case, check):
 
 
 GAME_CASES = game_cases()  # `CASES` and the solo game's configs: every game the engine plays
-GAME_IDS = batched_env_ids()
 
 
-@pytest.mark.parametrize(
-    "check", [corners.check_stress, corners.check_describe_action, checks.check_threads_match]
-)
+@pytest.mark.parametrize("check", conformance.GAMES)
 @pytest.mark.parametrize("case", tiered(GAME_CASES))
 def test_every_game(case, check):
     env_id, config = case
@@ -71,9 +50,9 @@ def test_every_game(case, check):
 
 
 SINGLE = [
-    (env_id, dict(config))
+    (env_id, config)
     for env_id in single_agent_env_ids()
-    for config in (type(make_game(env_id)).test_configs if env_id in GAME_IDS else [{}])
+    for config in conformance.default_configs(env_id)
 ]
 
 
@@ -81,7 +60,8 @@ SINGLE = [
 def test_single_agent_state_dicts_take_any_json(case):
     """The single-agent envs' own state dicts (`corners.check_state_dict_mutations`), the
     solo game's corner positions among them."""
-    corners.check_state_dict_mutations(*case)
+    for check in conformance.SINGLE_AGENT:
+        check(*case)
 
 
 @pytest.mark.slow

@@ -2,7 +2,8 @@
 
 Each check takes an env id and a config and raises `AssertionError` saying what broke. A
 sixth game gets them all by declaring its `test_configs`; `tests/test_conformance.py` runs
-every check over `cases()`.
+every check over `cases()`, and `check_game(env_id)` (`conformance`) runs them all on one id
+in one call.
 """
 
 from __future__ import annotations
@@ -10,6 +11,16 @@ from __future__ import annotations
 from typing import Any
 
 from card_envs.registry import batched_env_ids, game_class, make_game, multi_agent_env_ids
+
+
+def __getattr__(name: str) -> Any:
+    """`check_game` and `Report`, imported from `conformance` on first use (so that
+    `python -m card_envs.testing.conformance` finds that module not yet imported)."""
+    if name in ("check_game", "Report"):
+        from card_envs.testing import conformance
+
+        return getattr(conformance, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def cases() -> list[tuple[str, dict[str, Any]]]:

@@ -83,7 +83,7 @@ def positions(
 
 def check_pettingzoo(env_id: str, config: Config) -> None:
     """PettingZoo's `api_test`, `seed_test` and `render_test`."""
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), redirect_stdout(io.StringIO()):  # its progress lines
         # api_test's hints for dict observations and non-Box spaces do not apply to masked envs
         warnings.filterwarnings("ignore", message="Observation", category=UserWarning)
         api_test(make(env_id, **config), num_cycles=200)
@@ -271,7 +271,7 @@ def check_penalize(env_id: str, config: Config, seed: int = 3) -> None:
         ours = copy.deepcopy(env)
         ours.illegal_action = "penalize"
         theirs = TerminateIllegalWrapper(copy.deepcopy(env), illegal_reward=-1)
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), redirect_stdout(io.StringIO()):  # the wrapper's note
             warnings.simplefilter("ignore")
             ours.step(int(illegal[0]))
             theirs.step(int(illegal[0]))
