@@ -37,33 +37,59 @@ def fake_trainer(curve: list[float], rate: float):
     return train
 
 
+def fake_example(curve: list[float], rate: float):
+    """examples/cleanrl_masked_ppo.py's `main`: evaluations with the low ends `curve`, one a
+    minute, stopping where the first clears (`--stop-when-beaten`)."""
+
+    def main(argv):
+        assert "--stop-when-beaten" in argv and argv[argv.index("--num-players") + 1] == "4"
+        evals = []
+        for k, low in enumerate(curve):
+            evals.append({"step": 1000 * k, "minutes": float(k), "win_rate": low + 0.03,
+                          "ci_low": low, "ci_high": low + 0.06, "fair_share": 0.25})  # fmt: skip
+            if low > 0.25:
+                break
+        return {"evals": evals, "steps_per_s": rate}
+
+    return main
+
+
 def test_time_to_beat_takes_the_first_evaluation_that_clears_and_the_best_otherwise(
     tmp_path, monkeypatch, capsys
 ):
     import card_envs.training.ppo.train as ppo
     import card_envs.training.selfplay.train as selfplay
 
-    def in_process(game, args, tmp):  # the two runs here, where the fakes are
-        return tuple(time_to_beat._run(game, way, args.minutes, every, tmp)
-                     for way, every in (("sb3", args.every_sb3), ("selfplay", 10)))  # fmt: skip
+    def in_process(game, args, tmp):  # the runs here, where the fakes are
+        every = {"sb3": args.every_sb3, "selfplay": 10, "cleanrl": args.every_cleanrl}
+        return {way: time_to_beat._run(game, way, args.minutes, every[way], tmp)
+                for way in args.trainers}  # fmt: skip
 
-    monkeypatch.setattr(time_to_beat, "_pair", in_process)
+    monkeypatch.setattr(time_to_beat, "_trainers", in_process)
     monkeypatch.setattr(ppo, "train", fake_trainer([0.0, 0.2, 0.24, 0.26, 0.3], 5_000.0))
     monkeypatch.setattr(selfplay, "train_selfplay", fake_trainer([0.1, 0.27, 0.4], 20_000.0))
+    monkeypatch.setattr(time_to_beat, "example_main", lambda: fake_example([0.1, 0.3], 30_000.0))
     page = tmp_path / "page.md"
     time_to_beat.main(["--game", "no_thanks", "--minutes", "5", "--out", str(page)])
     text = page.read_text()
     assert text.startswith("# Time to beat the heuristic\n") and "\n## no_thanks\n" in text
-    lines = [ln for ln in text.splitlines() if ln.startswith(("| SB3 ", "| all-seat "))]
-    sb3, sp = lines
+    lines = [ln for ln in text.splitlines() if ln.startswith(("| SB3 ", "| all-seat ", "| Clean"))]
+    sb3, sp, cleanrl = lines
     assert "| 3.0 min | 0.290 [0.260, 0.320] at 3,000 steps |" in sb3  # the first to clear
     assert "| 1.0 min |" in sp and sp.endswith("| 20,000 | 0.33x |")
+    assert "| 250,000 | 1.0 min | 0.330 [0.300, 0.360] at 1,000 steps |" in cleanrl
+    assert cleanrl.endswith("| 30,000 | 0.33x |")
     monkeypatch.setattr(selfplay, "train_selfplay", fake_trainer([0.1, 0.2, 0.22], 1.0))
     time_to_beat.main(["--game", "no_thanks", "--minutes", "5", "--runs", str(tmp_path / "r")])
     sp = [ln for ln in capsys.readouterr().out.splitlines() if "self-play" in ln][-1]
     assert "| not within the limit |  | 0.250 [0.220, 0.280] at 2.0 min |" in sp
     kept = sorted(p.parent.name for p in (tmp_path / "r").glob("*/evaluations.csv"))
     assert kept == ["no_thanks-sb3", "no_thanks-selfplay"]  # --runs keeps both runs
+    time_to_beat.main(["--game", "no_thanks", "--minutes", "5", "--trainer", "cleanrl"])
+    out = capsys.readouterr().out
+    assert "| CleanRL " in out and "| SB3 " not in out and "| all-seat " not in out
+    with pytest.raises(SystemExit):  # a page's section holds every trainer's row
+        time_to_beat.main(["--game", "no_thanks", "--trainer", "sb3", "--out", str(page)])
 
 
 def test_a_pages_sections_are_replaced_by_their_next_run_and_the_others_kept(tmp_path):
