@@ -25,7 +25,8 @@ def readme_python_blocks() -> list:
 
 
 @pytest.mark.parametrize(("code", "line"), readme_python_blocks())
-def test_readme_python_block_runs(code, line):
+def test_readme_python_block_runs(code, line, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # what a block saves lands there
     # padded so that a traceback names the README's own line numbers
     exec(compile("\n" * (line - 1) + code, str(README), "exec"), {"__name__": "__main__"})
 
