@@ -2,8 +2,9 @@
 
 `HumanAgent.choose(view, options)` shows a view (the table as the person's seat sees it) and
 the legal actions as a numbered list, and reads a number or an action's name: the whole name
-or a prefix that only one action has, any case, accents optional. Anything else is refused
-with a message and asked again; `q` raises `Quit`. `card-envs play` (`card_envs.play`) calls
+or a prefix that only one action has, any case, accents optional (`core.moves.match`, whose
+matching `Game.parse_action` shares). Anything else is refused with a message and asked
+again; `q` raises `Quit`. `card-envs play` (`card_envs.play`) calls
 it with the table and the action descriptions of the seat's position; `act` alone, where
 only an observation is known, lists the actions' context-free names.
 
@@ -14,7 +15,6 @@ games unattended, refuse it (`check_unattended`).
 from __future__ import annotations
 
 import sys
-import unicodedata
 from collections.abc import Sequence
 from typing import TextIO
 
@@ -22,6 +22,7 @@ import numpy as np
 
 from card_envs.agents.base import Agent
 from card_envs.core.engine import Game
+from card_envs.core.moves import match
 
 CLEAR = "\033[2J\033[H"  # ANSI: clear the screen, cursor to the top
 
@@ -54,37 +55,6 @@ class Terminal:
         """A clean screen: ANSI on a terminal, else blank lines that push the text away."""
         self.stdout.write(CLEAR if self.stdout.isatty() else "\n" * 60)
         self.stdout.flush()
-
-
-def _fold(text: str) -> str:
-    """Text for matching: case-folded, accents dropped, spaces collapsed."""
-    plain = unicodedata.normalize("NFKD", text.casefold())
-    return " ".join("".join(c for c in plain if not unicodedata.combining(c)).split())
-
-
-def match(typed: str, options: Sequence[tuple[int, Sequence[str]]]) -> tuple[int | None, str]:
-    """The action `typed` names among `options` ((action, its names)), and an empty message;
-    or None and the message saying why not. A number counts the options from 1."""
-    if typed.isdigit():
-        i = int(typed)
-        if 1 <= i <= len(options):
-            return options[i - 1][0], ""
-        return None, f"There is no move {typed}: type a number from 1 to {len(options)}."
-    key = _fold(typed)
-    if not key:
-        return None, f"Type a move's number (1 to {len(options)}) or its name; q quits."
-    for exact in (True, False):
-        hits = [
-            (a, names[0])
-            for a, names in options
-            if any(_fold(n) == key if exact else _fold(n).startswith(key) for n in names)
-        ]
-        if len(hits) == 1:
-            return hits[0][0], ""
-        if hits:
-            some = "; ".join(name for _, name in hits[:4]) + ("; ..." if len(hits) > 4 else "")
-            return None, f"{typed!r} could be {len(hits)} moves ({some}): type more, or a number."
-    return None, f"No move is called {typed!r}: type its number (1 to {len(options)}) or name."
 
 
 class HumanAgent(Agent):

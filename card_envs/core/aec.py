@@ -227,6 +227,45 @@ class CardEnv(AECEnv):
             )
         return self.game.describe_action(self._row, a, None if seat is None else self._seat[seat])
 
+    # --- text and JSON faces (`Game.view`, `core.views`) ---------------------------------
+    def _viewer(self, agent: str | None) -> int:
+        """The seat of `agent` (None: the agent to act), refusing an unknown name."""
+        self._require_started()
+        if agent is None:
+            return int(self._row[layout.PLAYER])
+        if agent not in self._seat:
+            raise ValueError(
+                f"{self.game.env_id}: agent {agent!r} is not one of {self.possible_agents}"
+            )
+        return self._seat[agent]
+
+    def view(self, agent: str | None = None) -> dict:
+        """What `agent` (by default the agent to act) may see, as a JSON-able dict with
+        plain English keys (`Game.view`): the game, `you`, `to_act`, `turn`, `done`,
+        `outcome`, then the game's own."""
+        return self.game.view(self._row, self._viewer(agent))
+
+    def view_text(self, agent: str | None = None) -> str:
+        """`view(agent)` as text for a prompt (`Game.view_text`)."""
+        return self.game.view_text(self._row, self._viewer(agent))
+
+    def legal_moves(self, agent: str | None = None) -> list[dict]:
+        """The legal moves of the agent to act as `[{"id": action, "text": words}]`
+        (`Game.legal_moves`); empty for any other `agent` and once the game is over."""
+        return self.game.legal_moves(self._row, self._viewer(agent))
+
+    def parse_action(self, text: str) -> int:
+        """The action id of the legal move of the agent to act that `text` names: its id or
+        its words (`Game.parse_action`); anything else is a `ValueError` listing the legal
+        moves."""
+        self._require_started()
+        return self.game.parse_action(self._row, text)
+
+    @property
+    def rules_summary(self) -> str:
+        """The game's rules in brief, for a prompt (`Game.rules_summary`)."""
+        return self.game.rules_summary
+
     def state(self) -> np.ndarray:
         """Every seat's observation vector, seat 0 first (float32, in `state_space`): all that
         any player knows, every hand and the public information, as a centralised critic

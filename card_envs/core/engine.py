@@ -40,7 +40,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from card_envs.core import history, layout, loading, rng
+from card_envs.core import history, layout, loading, moves, rng, views
 from card_envs.core.config import Option, resolve
 from card_envs.core.ismcts import all_moves
 from card_envs.core.scene import Scene, seat_name
@@ -124,6 +124,9 @@ class Game:
     derived_options: ClassVar[tuple[str, ...]] = ()
     # how many public action codes the engine's `public_action` gives (`history=K`)
     history_codes: ClassVar[int]
+    # the rules in brief for a prompt (150-350 words: the goal, a turn, what each kind of
+    # move does, scoring, the end, and how this env words its moves), `Game.view`'s companion
+    rules_summary: ClassVar[str] = ""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -371,6 +374,60 @@ class Game:
         """The legal `action` of `actor` in `row` in words, naming only what `viewer` may know
         (the hook of `describe_action`; the default is the context-free `action_name`)."""
         return self.action_name(action)
+
+    # --- text and JSON faces (language models, people) -----------------------------------
+    def _viewer(self, seat: Any) -> int:
+        """`seat` checked: a seat index at the table."""
+        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)):
+            raise ValueError(f"{self.env_id}: seat {seat!r} is not a seat index (an int)")
+        if not 0 <= seat < self.num_players:
+            raise ValueError(f"{self.env_id}: seat {seat} is not in 0..{self.num_players - 1}")
+        return int(seat)
+
+    def view(self, row: np.ndarray, seat: int) -> dict:
+        """What `seat` may see of `row` as a JSON-able dict (str, int, float, bool, None,
+        lists and dicts) in plain English keys: the keys every game shares
+        (`core.views.header`: game, you, to_act, turn, done, outcome), then the game's
+        (`view_fields`). It holds exactly what the seat's observation, its rendered text and
+        its table scene show (the conformance suite checks that a resample of what the seat
+        cannot see leaves it as it was)."""
+        seat = self._viewer(seat)
+        return {**views.header(self, row, seat), **self.view_fields(row, seat)}
+
+    def view_fields(self, row: np.ndarray, seat: int) -> dict:
+        """The game's keys of `view`; by default the table as `render` shows it to `seat`."""
+        return {"table": self.render(row, seat)}
+
+    def view_text(self, row: np.ndarray, seat: int) -> str:
+        """`view` as text for a prompt: who sees it and whose turn it is, then the table as
+        `seat` sees it (by default `render`; each game words its own view)."""
+        view = self.view(row, seat)
+        return "\n".join([*views.head_lines(self.title, view), self.render(row, seat)])
+
+    def legal_moves(self, row: np.ndarray, seat: int | None = None) -> list[dict]:
+        """The legal moves of the seat to act as `[{"id": action, "text": its words}]` in
+        action order, the words of `describe_action`. Only the seat to act has moves: for any
+        other `seat` the list is empty (which moves are legal can tell what a hand holds),
+        and so it is once the game is over."""
+        actor = int(row[layout.PLAYER])
+        if seat is not None and self._viewer(seat) != actor:
+            return []
+        if row[layout.STATUS] != layout.RUNNING:
+            return []
+        return [
+            {"id": int(a), "text": self.describe(row, int(a), actor, actor)}
+            for a in self.legal_actions(row)
+        ]
+
+    def parse_action(self, row: np.ndarray, text: str) -> int:
+        """The action id of the legal move of the seat to act that `text` names: its id (an
+        int, digits, or JSON such as `{"id": 12}` or `{"move": "take"}`), its words in
+        `legal_moves`, or its `action_name`, any case, accents and spacing optional
+        (`core.moves.parse_move`). Anything else, an illegal id included, is a `ValueError`
+        naming `text` and listing the legal moves as `id: text`."""
+        legal = self.legal_moves(row)
+        aliases = {m["id"]: [self.action_name(m["id"])] for m in legal}
+        return moves.parse_move(text, legal, aliases, self.env_id)
 
     def heuristic_args(self) -> tuple:
         """The extra arguments `heuristic_kernel` takes after (obs, masks, out) for this

@@ -695,6 +695,7 @@ def check_hidden_information(env_id: str, config: Config, seed: int = 21) -> Non
                 np.testing.assert_array_equal(_mask(env, new), _mask(env, row), err_msg=where)
             assert game.render(new, seat) == game.render(row, seat), f"{where}: render leaks"
             assert game.scene(new, seat) == game.scene(row, seat), f"{where}: scene leaks"
+            _check_text_views(game, row, new, seat, where)
             _check_descriptions(env, row, new, seat, rng, where)
             _check_history(env, row, new, seat, rng, where)
             hidden = np.ones(len(row), bool)
@@ -713,6 +714,32 @@ def check_hidden_information(env_id: str, config: Config, seed: int = 21) -> Non
         assert redrawn >= checked // 2, f"{where}: redrawn in only {redrawn} of {checked}"
     if game.resamples_hands():
         assert others_changed >= checked // 4, f"{where}: others changed {others_changed}"
+
+
+def _check_text_views(game, row: np.ndarray, new: np.ndarray, seat: int, where: str) -> None:
+    """The seat's text faces show nothing it cannot see: in `new`, a resample for `seat`, its
+    view (`Game.view`), its view's text and its legal moves (the seat to act's; none for
+    another seat) are what they are in `row`."""
+    view = game.view(row, seat)
+    assert game.view(new, seat) == view, (
+        f"{where}: seat {seat}'s view leaks: {_diff(view, game.view(new, seat))}"
+    )
+    assert game.view_text(new, seat) == game.view_text(row, seat), f"{where}: view_text leaks"
+    moves = game.legal_moves(row, seat)
+    assert game.legal_moves(new, seat) == moves, f"{where}: seat {seat}'s legal moves leak"
+
+
+def _diff(a: Any, b: Any, path: str = "view") -> str:
+    """Where two JSON-like values first differ, for a message."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in [*a, *(k for k in b if k not in a)]:
+            if a.get(key, ...) != b.get(key, ...):
+                return _diff(a.get(key, ...), b.get(key, ...), f"{path}[{key!r}]")
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            if x != y:
+                return _diff(x, y, f"{path}[{i}]")
+    return f"{path}: {a!r} or {b!r}"
 
 
 def _check_descriptions(
@@ -795,6 +822,157 @@ def _play_out(env: CardEnv, row: np.ndarray, rng: np.random.Generator, where: st
         env._kernels.step_kernel(row, int(rng.choice(_legal(_mask(env, row)))), rewards)
         assert env.game.invariant_error(row) is None, f"{where}: resampled row broke"
     raise AssertionError(f"{where}: a resampled game did not end")
+
+
+# --- text and JSON faces ------------------------------------------------------------------------
+
+VIEW_KEYS = ("game", "you", "to_act", "turn", "done", "outcome")  # every view starts with them
+PLAIN = (str, int, float, bool, type(None))
+FACED_POSITIONS = 40  # positions of random play that `check_text_faces` checks all of
+PARSED_MOVES = 6  # moves per position that `_check_parse` reads every way
+GARBAGE = ("", "   ", "no such move, thanks ~~", "{}", '{"move": null}', "1.5", "[0]")
+
+
+def check_text_faces(env_id: str, config: Config, seed: int = 31) -> None:
+    """At positions of random play, at their ends and at the game's corner positions, for
+    every seat: `Game.view` is plain JSON (str, int, float, bool, None, lists and dicts with
+    str keys; a `json` round trip gives it back) starting with the shared keys and their
+    values, `view_text` is text, and the env's `view`, `view_text` and `legal_moves` are the
+    game's. The legal moves are the seat to act's legal actions in order with the words of
+    `describe_action` (none for another seat, none once over); `parse_action` takes each
+    move's id (an int, digits, JSON) and its words (any case and spacing) and refuses an
+    illegal id and garbage with a `ValueError` naming what was given and listing every
+    legal move as `id: text`. The game has a rules summary."""
+    where = _where(env_id, config)
+    game = make_game(env_id, **config)
+    assert isinstance(game.rules_summary, str) and len(game.rules_summary.split()) >= 50, (
+        f"{where}: {type(game).__name__}.rules_summary is missing or a stub"
+    )
+    seen = 0
+    for k, env in enumerate(positions(env_id, config, seed, games=2, every=7, p_last=0.2)):
+        if k >= FACED_POSITIONS and k % 10:  # long games (the solo game's): every 10th on
+            continue
+        _check_faces(env, f"{where} position {k}")
+        _check_parse(env.game, env._row, f"{where} position {k}")
+        seen += 1
+    end = env._row.copy()
+    assert end[layout.STATUS] != layout.RUNNING, f"{where}: the games did not end"
+    _check_faces(env, f"{where} at the end")
+    for agent in env.possible_agents:
+        assert env.legal_moves(agent) == [], f"{where}: {agent} has moves after the end"
+    try:
+        env.parse_action("0")
+    except ValueError as err:
+        assert "over" in str(err), f"{where}: {err} does not say the game is over"
+    else:
+        raise AssertionError(f"{where}: parse_action took a move after the end")
+    for k, d in enumerate(game.stress_positions(seed)):
+        env.load_state_dict(d)
+        _check_faces(env, f"{where} corner position {k}")
+        _check_parse(game, env._row, f"{where} corner position {k}")
+    assert seen >= 4, f"{where}: only {seen} positions"
+    for call in (lambda: env.view("player_99"), lambda: env.legal_moves("player_99")):
+        _raises(ValueError, call, f"{where}: agent 'player_99'", ["player_99"])
+
+
+def _plain(value: Any, where: str, path: str = "view") -> None:
+    """`value` holds only JSON's own types (no tuples, numpy numbers, non-str keys)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            assert type(key) is str, f"{where}: {path} has the key {key!r}, not a str"
+            _plain(item, where, f"{path}[{key!r}]")
+    elif type(value) is list:
+        for i, item in enumerate(value):
+            _plain(item, where, f"{path}[{i}]")
+    else:
+        assert type(value) in PLAIN, f"{where}: {path} is {value!r}, a {type(value).__name__}"
+        assert not isinstance(value, float) or math.isfinite(value), f"{where}: {path} {value}"
+
+
+def _check_faces(env: CardEnv, where: str) -> None:
+    """Every seat's view, text and moves at the env's position (see `check_text_faces`)."""
+    game, row = env.game, env._row
+    running = row[layout.STATUS] == layout.RUNNING
+    actor = int(row[layout.PLAYER])
+    legal = game.legal_actions(row).tolist()
+    for seat, agent in enumerate(env.possible_agents):
+        at = f"{where}, {agent}"
+        view = game.view(row, seat)
+        _plain(view, at)
+        assert type(view) is dict and json.loads(json.dumps(view)) == view, f"{at}: not JSON"
+        assert tuple(view)[: len(VIEW_KEYS)] == VIEW_KEYS, f"{at}: the view starts {list(view)}"
+        expected = {
+            "game": game.env_id,
+            "you": agent,
+            "to_act": env.possible_agents[actor] if running else None,
+            "turn": int(row[layout.TURN]),
+            "done": not running,
+        }
+        got = {key: view[key] for key in expected}
+        assert got == expected, f"{at}: the view's head is {got}, not {expected}"
+        outcome = view["outcome"]
+        if running:
+            assert outcome is None, f"{at}: a running game has the outcome {outcome}"
+        else:
+            assert set(outcome) == {"scores", "winners", "truncated"}, f"{at}: {outcome}"
+            assert list(outcome["scores"]) == env.possible_agents, f"{at}: {outcome}"
+            assert outcome["winners"], f"{at}: a finished game without winners"
+        text = game.view_text(row, seat)
+        assert isinstance(text, str) and text.strip(), f"{at}: view_text is {text!r}"
+        moves = game.legal_moves(row, seat)
+        if running and seat == actor:
+            assert [m["id"] for m in moves] == legal, f"{at}: the moves are not the legal ones"
+            for m in moves:
+                assert list(m) == ["id", "text"] and type(m["id"]) is int, f"{at}: {m}"
+                assert m["text"] == game.describe_action(row, m["id"]), f"{at}: {m}"
+            assert game.legal_moves(row) == moves, f"{at}: legal_moves() is not the actor's"
+        else:
+            assert moves == [], f"{at}: moves for a seat not to act: {moves[:3]}"
+        assert env.view(agent) == view and env.view_text(agent) == text, f"{at}: env differs"
+        assert env.legal_moves(agent) == moves, f"{at}: the env's legal moves differ"
+    if running:
+        assert env.view() == game.view(row, actor), f"{where}: view() is not the actor's"
+        assert env.view_text() == game.view_text(row, actor), f"{where}: view_text()"
+        assert env.legal_moves() == game.legal_moves(row), f"{where}: legal_moves()"
+        assert env.rules_summary == game.rules_summary, f"{where}: rules_summary"
+
+
+def _check_parse(game, row: np.ndarray, where: str) -> None:
+    """`parse_action` takes every legal move by id and words and refuses anything else,
+    listing the legal moves."""
+    moves = game.legal_moves(row)
+    if not moves:
+        return
+    step = max(1, len(moves) // PARSED_MOVES)  # a spread of them where there are many
+    for m in moves[::step]:
+        a, text = m["id"], m["text"]
+        ways = (a, str(a), f"  {a} ", json.dumps({"id": a}), json.dumps({"move": text}), text)
+        ways += (f" {text.upper()} ", "  ".join(text.split()))
+        for way in ways:
+            got = game.parse_action(row, way)
+            assert got == a, f"{where}: parse_action({way!r}) is {got}, not {a} ({text!r})"
+        name = game.action_name(a).title()
+        if name.strip().lstrip("+-").isdigit():  # digits are an id ("5": a range's name)
+            continue
+        try:  # a context-free name may be shared by several legal moves (refused then)
+            got = game.parse_action(row, name)
+        except ValueError as err:
+            assert "give an id" in str(err), f"{where}: {name!r}: {err}"
+        else:
+            assert got == a, f"{where}: parse_action({name!r}) is {got}, not {a}"
+    legal = {m["id"] for m in moves}
+    illegal = [a for a in range(game.num_actions) if a not in legal][:1] + [game.num_actions, -1]
+    listed = [f"{m['id']}: {m['text']}" for m in moves]
+    for given in [*illegal, *(str(a) for a in illegal), *GARBAGE]:
+        try:
+            got = game.parse_action(row, given)
+        except ValueError as err:
+            message = str(err)
+            assert repr(given) in message, f"{where}: {message[:200]} does not name {given!r}"
+            missing = [line for line in listed if line not in message]
+            assert not missing, f"{where}: refusing {given!r} does not list {missing[:2]}"
+        else:
+            raise AssertionError(f"{where}: parse_action({given!r}) gave {got}")
 
 
 # --- compiled and plain Python -----------------------------------------------------------------

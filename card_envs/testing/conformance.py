@@ -65,6 +65,7 @@ MULTI_AGENT: tuple[Check, ...] = (  # the multi-agent ids' configs (`cases()`)
 GAMES: tuple[Check, ...] = (  # every game the engine plays (`game_cases()`)
     corners.check_stress,
     corners.check_describe_action,
+    checks.check_text_faces,
     checks.check_threads_match,
 )
 SINGLE_AGENT: tuple[Check, ...] = (corners.check_state_dict_mutations,)  # their own dicts

@@ -11,17 +11,20 @@ import numpy as np
 from card_envs.agents import Agent
 from card_envs.core.aec import RENDER_FPS, check_modes, render_row
 from card_envs.core.spaces import LegalSampling, as_action
+from card_envs.core.views import SeatViews
 from card_envs.wrappers.learner import LearnerSeats
 
 
-class SingleAgentEnv(LegalSampling, gymnasium.Env):
+class SingleAgentEnv(SeatViews, LegalSampling, gymnasium.Env):
     """One game at a time from the learner's seat; `action_masks()` for MaskablePPO.
 
     Observations are the game's observation vector; `info["action_mask"]` and
     `action_masks()` give the legal actions. Rewards are the learner seat's rewards. An
     illegal action raises, or with `illegal_action="penalize"` gives -1 and ends the episode
     (what Gymnasium's env checker, which samples unmasked actions, expects). `render()` shows
-    the table from the learner's seat, the end of the game after the episode's last step.
+    the table from the learner's seat, the end of the game after the episode's last step;
+    so do `view()` and `view_text()` in words and as JSON, with `legal_moves()` and
+    `parse_action(text)` for the learner's move (`core.views.SeatViews`).
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": RENDER_FPS}
@@ -40,13 +43,14 @@ class SingleAgentEnv(LegalSampling, gymnasium.Env):
         self.illegal_action = illegal_action
         self.render_mode = render_mode
         self._driver = LearnerSeats.create(env_id, 1, opponents, seat, seed, **config)
-        self._driver.keep_final_rows = render_mode is not None
+        self._driver.keep_final_rows = True  # the end of a game, for render() and view()
         self._ended_seat: int | None = None  # the learner's seat in the game just ended
         self._venv = self._driver.venv
         self.observation_space = self._driver.observation_space()
         self.action_space = self._legal_action_space(self._venv.num_actions)
         self._seed = seed
         self._over = False  # the episode ended; the engine has dealt the next game
+        self._started = False
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """A new game. Without a seed after a finished episode, the game the engine dealt
@@ -59,6 +63,7 @@ class SingleAgentEnv(LegalSampling, gymnasium.Env):
         self._seed = None  # later resets continue the env's own random stream
         self._ended_seat = None
         self._over = False
+        self._started = True
         return self._venv.observations[0].copy(), self._info()
 
     def step(self, action: int):
@@ -84,11 +89,20 @@ class SingleAgentEnv(LegalSampling, gymnasium.Env):
         """The learner's `action` in words, in the current position (`Game.describe_action`)."""
         return self._venv.game.describe_action(self._venv.states[0], action)
 
+    def _position(self) -> tuple[np.ndarray, int]:
+        """The learner's row and seat: the finished game's after the episode's last step."""
+        if self._ended_seat is not None:
+            return self._driver.final_rows[0], self._ended_seat
+        return self._venv.states[0], int(self._driver.seat[0])
+
+    def _faces(self):
+        if not self._started:
+            raise RuntimeError(f"{self._venv.env_id}: call reset() before reading the table")
+        return (self._venv.game, *self._position())
+
     def render(self) -> str | np.ndarray | None:
         """The table from the learner's seat (see `render_row`)."""
-        row, seat = self._venv.states[0], int(self._driver.seat[0])
-        if self._ended_seat is not None:
-            row, seat = self._driver.final_rows[0], self._ended_seat
+        row, seat = self._position()
         return render_row(self._venv.game, row, seat, self.render_mode)
 
     def action_masks(self) -> np.ndarray:

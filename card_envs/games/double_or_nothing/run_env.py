@@ -17,10 +17,18 @@ from card_envs.core import history, layout, loading, rng
 from card_envs.core.aec import RENDER_FPS, check_modes, render_row
 from card_envs.core.config import COUNT_CAP, Option, resolve
 from card_envs.core.spaces import LegalSampling, as_action
+from card_envs.core.views import SeatViews
 from card_envs.games.double_or_nothing import engine as k
 from card_envs.games.double_or_nothing.spec import MAX_STAGE, DoubleOrNothing
 
 AGENT, COMPUTER = 0, 1
+RUN_SUMMARY = (
+    "This is a run against the game's built-in computer: you are player_0 and lead the first "
+    "hand of every game. Game 1 is played at stage 1, game 2 at stage 2, and so on. A game "
+    "you win scores 1 and the next game begins; the run ends at the first game you do not "
+    "win (a loss, a draw or a game cut short at the move limit) or after the last stage. The "
+    "computer always plays its weakest legal play and passes only when it has none."
+)
 
 OPTIONS = {
     "max_stage": Option(
@@ -33,8 +41,10 @@ OPTIONS = {
 }
 
 
-class DoubleOrNothingRun(LegalSampling, gymnasium.Env):
-    """Gymnasium env; `action_masks()` makes it usable by MaskablePPO directly."""
+class DoubleOrNothingRun(SeatViews, LegalSampling, gymnasium.Env):
+    """Gymnasium env; `action_masks()` makes it usable by MaskablePPO directly. `view()`,
+    `view_text()`, `legal_moves()` and `parse_action(text)` give the current game's table and
+    the agent's moves in words (`core.views.SeatViews`); the view adds the run's keys."""
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": RENDER_FPS}
     env_id = "double_or_nothing_run_v0"
@@ -196,6 +206,33 @@ class DoubleOrNothingRun(LegalSampling, gymnasium.Env):
 
     def _sample_mask(self) -> np.ndarray:
         return self.action_masks()
+
+    def _faces(self):
+        if not self._started:
+            raise RuntimeError(f"{self.env_id}: call reset() before reading the table")
+        return self._games[self._stage - 1], self._row, AGENT
+
+    def view(self) -> dict:
+        """The agent's view of the current game (`Game.view`), with the run's own keys:
+        `run_game` (the game of the run being played, its stage), `max_stage` and
+        `games_won`."""
+        view = super().view()
+        run = {"run_game": self._stage, "max_stage": self.config["max_stage"]}
+        return {**view, **run, "games_won": self._won}
+
+    def view_text(self) -> str:
+        """`view()` as text: the run, then the current game as the agent sees it."""
+        game = super().view_text()
+        run = (
+            f"A run against the computer: game {self._stage} of at most "
+            f"{self.config['max_stage']}, {self._won} game(s) won so far."
+        )
+        return f"{run}\n{game}"
+
+    @property
+    def rules_summary(self) -> str:
+        """Double or Nothing's rules in brief, and how the run goes on."""
+        return f"{DoubleOrNothing.rules_summary}\n\n{RUN_SUMMARY}"
 
     def render(self) -> str | np.ndarray | None:
         return render_row(self._games[self._stage - 1], self._row, AGENT, self.render_mode)

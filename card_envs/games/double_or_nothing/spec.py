@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from card_envs.core import layout
+from card_envs.core import layout, views
 from card_envs.core.combos import range_copies, range_strength
 from card_envs.core.config import COUNT_CAP, Option
 from card_envs.core.engine import Game
@@ -107,6 +107,36 @@ def _history(r: Reader, key: str, p: int, default: Any) -> Any:
     return r.per_seat(key, 2)[p] if key in r.d else default
 
 
+RULES_SUMMARY = """\
+Double or Nothing, a two-player climbing game. The cards carry the numbers 1 to 8. At \
+stage g every size doubles: each deck starts with 4 x 2^(g-1) copies of every number, a \
+hand is 10 x 2^(g-1) cards and a pass draws 2^g cards.
+
+A play is a range of numbers lo..hi, every one of them in your hand. You do not choose \
+the copies: a play takes as many copies of each number as you hold of the scarcest one \
+(holding three 7s and two 8s, 7-8 plays two of each). A stronger play has more cards; with \
+as many cards, more distinct numbers; then the higher top number.
+
+A trick: the leader plays anything. The other player must reply with a strictly stronger \
+play or pass (only a reply may pass); replies go back and forth. The passer draws 2^g \
+cards from its deck, the play area goes under the other player's deck, and that player \
+leads the next trick.
+
+A hand: whoever empties their hand first wins it and puts the play area and the other \
+player's hand under their own deck, then leads the next hand. Before each new hand both \
+draw a full hand; if a deck is short of that, the game ends.
+
+Goal: own more cards (hand plus deck) than the other player when the game ends; equal \
+counts are a draw. A game that reaches the move limit is cut short as a draw.
+
+You never see the other hand or the order of the decks.
+
+Moves here: "play 2 x 7-8-9 (6 cards)" plays the range 7..9 with its forced copies, "play \
+4 x 5" all your 5s, "pass (draw 2 cards)" passes; "7-9" and "pass" name them too. Every \
+move has an id (0..35 the ranges by lo then hi, 36 pass); a bare number is read as an \
+id."""
+
+
 class DoubleOrNothing(Game):
     env_id = "double_or_nothing_v0"
     title = "Double or Nothing"
@@ -146,6 +176,7 @@ class DoubleOrNothing(Game):
     num_actions = k.NUM_RANGES + 1
     game_obs_size = k.OBS_SIZE
     history_codes = k.HISTORY_CODES
+    rules_summary = RULES_SUMMARY
 
     def __init__(self, **config) -> None:
         super().__init__(**config)
@@ -348,6 +379,70 @@ class DoubleOrNothing(Game):
 
     def table(self, row: np.ndarray, viewer: int | None) -> Scene:
         return table.scene(self, row, viewer)
+
+    def view_fields(self, row: np.ndarray, seat: int) -> dict:
+        """The stage, the seat's hand by number, the other hand's size, both decks' sizes,
+        the cards each seat owns, the play to beat with who played it, the play area and
+        who led the trick."""
+        s = self.state_dict(row)
+        other = 1 - seat
+        play = s["current_play"]
+        to_beat = None
+        if play:
+            copies, lo, hi = play
+            to_beat = {
+                "copies": copies,
+                "numbers": list(range(lo, hi + 1)),
+                "cards": copies * (hi - lo + 1),
+                "played_by": views.agent_name(1 - s["current_player"]),
+            }
+        hand = s["hands"][seat]
+        return {
+            "stage": self.stage,
+            "hand_number": s["hands_played"] + 1,
+            "move_limit": int(row[k.CFG_MAX_TURNS]),
+            "your_hand": {str(v): c for v, c in enumerate(hand, 1) if c},
+            "your_hand_size": sum(hand),
+            "your_deck_size": len(s["decks"][seat]),
+            "opponent": views.agent_name(other),
+            "opponent_hand_size": sum(s["hands"][other]),
+            "opponent_deck_size": len(s["decks"][other]),
+            "cards_owned": {views.agent_name(p): s["cards"][p] for p in (0, 1)},
+            "trick_led_by": None if s["done"] else views.agent_name(s["leader"]),
+            "play_to_beat": to_beat,
+            "play_area": {str(v): c for v, c in enumerate(s["trick"], 1) if c},
+        }
+
+    def view_text(self, row: np.ndarray, seat: int) -> str:
+        v = self.view(row, seat)
+        lines = views.head_lines(self.title, v)
+        lines.append(
+            f"Stage {v['stage']} (hands of {10 * int(k.scale(self.stage))} cards), "
+            f"hand {v['hand_number']}; the game is cut short after {v['move_limit']} moves."
+        )
+        if not v["done"]:
+            beat = v["play_to_beat"]
+            if beat:
+                numbers = "-".join(map(str, beat["numbers"]))
+                lines.append(
+                    f"Play to beat: {beat['copies']} x {numbers} ({beat['cards']} cards) by "
+                    f"{views.who(beat['played_by'], v)}; the trick was led by "
+                    f"{views.who(v['trick_led_by'], v)}."
+                )
+            else:
+                lines.append(f"No play to beat: {views.who(v['to_act'], v)} leads the trick.")
+            area = ", ".join(f"{c} x {n}" for n, c in v["play_area"].items())
+            lines.append(f"Play area: {area or 'empty'}.")
+        hand = ", ".join(f"{c} x {n}" for n, c in v["your_hand"].items())
+        lines.append(f"Your hand ({v['your_hand_size']} cards): {hand or 'empty'}.")
+        lines.append(f"Your deck: {v['your_deck_size']} cards.")
+        lines.append(
+            f"{v['opponent']}: {v['opponent_hand_size']} card(s) in hand, "
+            f"{v['opponent_deck_size']} in deck."
+        )
+        owned = ", ".join(f"{views.who(a, v)} {c}" for a, c in v["cards_owned"].items())
+        lines.append(f"Cards owned (hand and deck): {owned}.")
+        return "\n".join(lines)
 
     def action_name(self, action: int) -> str:
         return action_name(action)

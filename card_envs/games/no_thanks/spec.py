@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from card_envs.core import layout
+from card_envs.core import layout, views
 from card_envs.core.config import Option
 from card_envs.core.engine import Game
 from card_envs.core.loading import Reader
@@ -53,6 +53,35 @@ def turn_range(taken: int, pot: int, total: int) -> tuple[int, int]:
     return taken + pot, taken * (total + 1) + pot
 
 
+RULES_SUMMARY = """\
+No Thanks! for 3 to 7 players. The cards run from 3 to 35, one of each; 9 of them are set \
+aside unseen at the start and the other 24 come up one at a time. Everyone starts with \
+tokens (11 each with 3 to 5 players, 9 with 6, 7 with 7).
+
+Goal: the lowest score. A player's score is the sum of the lowest card of each run of \
+consecutive cards it holds, minus its tokens: holding 10, 11, 12 and 13 costs only 10 points, \
+while 10 and 12 cost 22. Every token is worth one point off.
+
+A turn: the player to act decides on the card on offer.
+- "take": take the card and every token on it; the next card comes up and the same player \
+decides again.
+- "no thanks": put one of your own tokens on the card and pass the decision to the next \
+player in seat order (player_0, player_1, ... and round again). With no tokens left you \
+must take.
+
+So a card nobody wants collects tokens as it goes round: taking it late can pay, and a card \
+that extends one of your runs costs nothing. Each player sees its own tokens; the other \
+players' token counts are hidden unless this table plays with public tokens. Everyone sees \
+every player's cards and how many cards are still to come.
+
+The end: the game ends when the 24th card is taken; the lowest score wins and tied players \
+share the win.
+
+Moves here: "take 23 (4 tokens)" takes the card on offer with the tokens on it, "no thanks \
+(pay a token on 23)" passes; each has an id (0 take, 1 no thanks), and "take" and "no \
+thanks" alone name them too."""
+
+
 def _runs_text(cards: list[int]) -> str:
     runs = table.runs(cards)
     return " ".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs) or "-"
@@ -83,6 +112,7 @@ class NoThanks(Game):
         dict(num_players=4, history=8),
     )
     private_hands = False  # hidden: the deck; token counts follow from the public plays
+    rules_summary = RULES_SUMMARY
     game_state_size = k.STATE_SIZE
     history_codes = k.HISTORY_CODES
     num_actions = 2
@@ -185,7 +215,7 @@ class NoThanks(Game):
         else:
             head = (
                 f"Card {s['current_card']} with {s['pot']} token(s) on it; "
-                f"{len(s['deck'])} card(s) still to come. player_{seat} to act."
+                f"{len(s['deck'])} card(s) still to come. player_{s['current_player']} to act."
             )
         lines = [head]
         for q in range(n):
@@ -197,6 +227,55 @@ class NoThanks(Game):
 
     def table(self, row: np.ndarray, viewer: int | None) -> Scene:
         return table.scene(self, row, viewer)
+
+    def view_fields(self, row: np.ndarray, seat: int) -> dict:
+        """The card on offer and its tokens, the cards still to come, the seat's tokens and
+        every seat's cards in runs with their points; another seat's tokens (and so its
+        points) only with `public_tokens`."""
+        s = self.state_dict(row)
+        public = bool(self.config["public_tokens"])
+        players = []
+        for p in range(self.num_players):
+            cards = s["cards"][p]
+            card_points = score(cards, 0)
+            entry = {
+                "player": views.agent_name(p),
+                "cards": cards,
+                "runs": table.runs(cards),
+                "card_points": card_points,
+            }
+            if p == seat or public:
+                tokens = s["tokens"][p]
+                entry |= {"tokens": tokens, "points": card_points - tokens}
+            players.append(entry)
+        return {
+            "card_on_offer": s["current_card"],
+            "tokens_on_card": s["pot"],
+            "cards_still_to_come": len(s["deck"]),
+            "your_tokens": s["tokens"][seat],
+            "tokens_public": public,
+            "players": players,
+        }
+
+    def view_text(self, row: np.ndarray, seat: int) -> str:
+        v = self.view(row, seat)
+        lines = views.head_lines(self.title, v)
+        if v["card_on_offer"] is not None:
+            lines.append(
+                f"Card on offer: {v['card_on_offer']}, with {v['tokens_on_card']} token(s) on "
+                f"it; {v['cards_still_to_come']} card(s) still to come after it."
+            )
+        lines.append(f"Your tokens: {v['your_tokens']}.")
+        hidden = "" if v["tokens_public"] else "; other players' tokens are hidden"
+        lines.append(f"Cards taken, in runs (a run counts its lowest card){hidden}:")
+        for entry in v["players"]:
+            runs = ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in entry["runs"])
+            runs = runs or "no cards"
+            line = f"  {views.who(entry['player'], v)}: {runs}; cards {entry['card_points']}"
+            if "tokens" in entry:
+                line += f", {entry['tokens']} token(s), {entry['points']} points"
+            lines.append(line)
+        return "\n".join(lines)
 
     def action_name(self, action: int) -> str:
         return ACTION_NAMES[action]

@@ -25,6 +25,7 @@ from card_envs.core import layout
 from card_envs.core.aec import RENDER_FPS, check_modes, render_row
 from card_envs.core.engine import Game
 from card_envs.core.spaces import LegalSampling, as_action
+from card_envs.core.views import SeatViews
 from card_envs.games.rummidrez import engine as k
 from card_envs.games.rummidrez.spec import RummidrezSolo
 
@@ -32,13 +33,14 @@ SEAT = 0
 ILLEGAL_SCORE = k.SOLO_FAILED + k.NUM_CARDS  # worse than any episode played to its end
 
 
-class RummidrezSoloEnv(LegalSampling, gymnasium.Env):
+class RummidrezSoloEnv(SeatViews, LegalSampling, gymnasium.Env):
     """Gymnasium env; `action_masks()` makes it usable by MaskablePPO directly.
 
     `info` carries `cards_drawn` and `opened`; at the end also `score` (the solo score to
     lower) and `hand_empty` (the game was finished, not lost to an empty deck). `row_infos`
     and `end_info` compute them from state rows, so that the vector env
-    (`gymnasium.make_vec`) gives the same."""
+    (`gymnasium.make_vec`) gives the same. `view()`, `view_text()`, `legal_moves()` and
+    `parse_action(text)` give the table and the moves in words (`core.views.SeatViews`)."""
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": RENDER_FPS}
     env_id = "rummidrez_solo_v0"
@@ -148,6 +150,11 @@ class RummidrezSoloEnv(LegalSampling, gymnasium.Env):
         self._started = True
         self._over = row[layout.STATUS] != layout.RUNNING
         return self._observe(), self._info()
+
+    def _faces(self):
+        if not self._started:
+            raise RuntimeError(f"{self.env_id}: call reset() before reading the table")
+        return self.game, self._row, SEAT
 
     def render(self) -> str | np.ndarray | None:
         return render_row(self.game, self._row, SEAT, self.render_mode)

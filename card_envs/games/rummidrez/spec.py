@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from card_envs.core import layout
+from card_envs.core import layout, views
 from card_envs.core.config import COUNT_CAP, Option
 from card_envs.core.engine import Game
 from card_envs.core.loading import Reader
@@ -36,6 +36,62 @@ _TABLE_OPTIONS = {
         False, "the observation ends with the heuristic's move for the seat to act (its cards)"
     ),
 }
+
+
+CARDS_AND_GROUPS = """\
+Rummidrez is a rummy game of 112 cards: six figures, low to high Pawn, Knight, Bishop, \
+Rook, Queen, Joker, each numbered 1 to 9, two copies of each, and four Neutrals. A group \
+is 3 or more cards: one figure with consecutive numbers ("Rook 4, Rook 5, Rook 6"), or one \
+number with consecutive figures ("Pawn 7, Knight 7, Bishop 7"); no wrapping round. A \
+Neutral fills one gap inside a group (at its ends too if the table allows it). The table \
+is one heap: it is valid when all of it splits into groups somehow, so it may be \
+rearranged freely."""
+
+RULES_SUMMARY = f"""\
+{CARDS_AND_GROUPS}
+
+2 to 4 players get 14 cards each; play goes up by seat. Goal: empty your hand first.
+
+A turn has three phases. Draw: take the top card of the draw pile, or the top k cards of \
+the discard pile (any k; everyone then knows you hold them). Meld: place cards from your \
+hand one at a time, then end melding; placing nothing is always allowed. Your first meld \
+(the opening) must be at least 7 of your own cards that form groups by themselves; after \
+that, any cards you place must leave the whole table splitting into groups. Discard: put \
+one card on the discard pile, which ends the turn.
+
+Emptying your hand wins the hand at once, by melding or by the last discard; the winner \
+scores a point for every card left in the other hands. In a match, hands go on until \
+someone has 14, 28 or 42 points (2, 3 or 4 players); most points wins. A hand is cut \
+short at the turn limit.
+
+Hidden from you: the draw pile and the other hands, but for the cards they took from the \
+discard pile.
+
+Moves here: "draw", "take the top 2 of the discard pile: Pawn 3, Neutral", "place Rook 7" \
+(a card from your hand onto the table), "undo this turn's placements", "end melding" and \
+"discard Rook 7". Every move has an id."""
+
+SOLO_RULES_SUMMARY = f"""\
+{CARDS_AND_GROUPS}
+
+Solo: you alone against the deck, starting with 14 cards; no discard pile. Each turn is a \
+melding phase: place cards from your hand one at a time, then end melding; placing nothing \
+is always allowed. Your first meld (the opening) must be at least 7 of your own cards that \
+form groups by themselves; after that, any cards you place must leave the whole table \
+splitting into groups. After each melding phase that leaves cards in your hand, one card \
+is drawn for you.
+
+Goal: empty your hand having drawn as few cards as possible. The score is the number of \
+cards on the table when your hand is empty (every card drawn, the first 14 included); \
+lower is better. If the deck runs out first, the score is 112 plus the cards left in hand, \
+worse than any finished game. As the table can be rearranged at will, laying cards early \
+gains nothing: lay your whole hand once it and the table together split into groups.
+
+You see your hand, the table, this turn's placed cards and how many cards are left to \
+draw; not their order.
+
+Moves here: "place Rook 7" (a card from your hand onto the table), "undo this turn's \
+placements" and "end melding". Every move has an id."""
 
 
 def action_name(action: int) -> str:
@@ -149,6 +205,97 @@ class _RummidrezBase(Game):
     def table(self, row: np.ndarray, viewer: int | None) -> Scene:
         return table.scene(self, row, viewer)
 
+    def view_fields(self, row: np.ndarray, seat: int) -> dict:
+        """The phase, the seat's hand, the table in groups, this turn's placements, the
+        piles (the discard pile in full, bottom to top; the draw pile's size), and every
+        seat's hand size, opened flag and points, with the cards others saw it take from the
+        discard pile and not play since (`known`, as the table scene shows them)."""
+        s = self.state_dict(row)
+        solo = bool(row[k.CFG_SOLO])
+
+        def names(cards: list[int]) -> list[str]:
+            return [card_name(c) for c in cards]
+
+        placed = np.bincount(s["placed"], minlength=k.NUM_IDS)
+        players = []
+        for p in range(s["num_players"]):
+            entry = {
+                "player": views.agent_name(p),
+                "cards_in_hand": len(s["hands"][p]),
+                "opened": s["opened"][p],
+                "points": s["points"][p],
+            }
+            if p != seat:  # a card placed this turn counts as a known copy first
+                known = np.bincount(s["known"][p], minlength=k.NUM_IDS)
+                if p == s["current_player"]:
+                    known = np.maximum(0, known - placed)
+                entry["known_cards"] = names(positions.cards_of(known))
+            players.append(entry)
+        out = {
+            "phase": None if s["done"] else s["phase"],
+            "your_hand": names(s["hands"][seat]),
+            "table": [names(group) for group in s["table"]],
+            "placed_this_turn": names(s["placed"]),
+            "placements_this_turn": s["placements"],
+            "placement_limit": self.config["max_placements"],
+            "draw_pile_cards": len(s["draw_pile"]),
+        }
+        if solo:
+            return out | {"cards_drawn": k.NUM_CARDS - len(s["draw_pile"])}
+        out |= {
+            "discard_pile": names(s["discard_pile"]),
+            "turn_of_hand": s["hand_turns"] + 1,
+            "turn_limit": self.config["max_turns"],
+            "players": players,
+        }
+        if self.config["match"]:
+            out["match_target"] = int(k.target_points(s["num_players"]))
+        return out
+
+    def view_text(self, row: np.ndarray, seat: int) -> str:
+        v = self.view(row, seat)
+        lines = views.head_lines(self.title, v)
+        solo = "cards_drawn" in v
+        if not v["done"]:
+            if solo:
+                lines.append(f"Melding phase; {v['cards_drawn']} card(s) drawn so far.")
+            else:
+                lines.append(
+                    f"{v['phase'].capitalize()} phase, turn {v['turn_of_hand']} of this "
+                    f"hand (the hand is cut short after {v['turn_limit']} turns)."
+                )
+            if v["phase"] == "meld":
+                lines.append(
+                    f"Placements this turn: {v['placements_this_turn']} of at most "
+                    f"{v['placement_limit']}."
+                )
+        if "match_target" in v:
+            lines.append(f"A match to {v['match_target']} points.")
+        if v["table"]:
+            cards = sum(map(len, v["table"]))
+            lines.append(f"Table ({cards} cards in {len(v['table'])} groups):")
+            lines.extend(f"  {', '.join(group)}" for group in v["table"])
+        else:
+            lines.append("Table: empty.")
+        if v["placed_this_turn"]:
+            lines.append(f"Placed this turn: {', '.join(v['placed_this_turn'])}.")
+        lines.append(f"Draw pile: {v['draw_pile_cards']} card(s).")
+        if not solo:
+            pile = v["discard_pile"]
+            top = f" (bottom to top): {', '.join(pile)}" if pile else ": empty"
+            lines.append(f"Discard pile{top}.")
+        lines.append(f"Your hand ({len(v['your_hand'])}): {', '.join(v['your_hand']) or 'empty'}.")
+        if "players" in v:
+            lines.append("Players:")
+        for p in v.get("players", []):
+            line = f"  {views.who(p['player'], v)}: {p['cards_in_hand']} card(s), "
+            line += "opened" if p["opened"] else "not opened"
+            line += f", {p['points']} point(s)"
+            if p.get("known_cards"):
+                line += f"; known to hold {', '.join(p['known_cards'])}"
+            lines.append(line)
+        return "\n".join(lines)
+
     def action_name(self, action: int) -> str:
         return action_name(action)
 
@@ -177,6 +324,7 @@ class _RummidrezBase(Game):
 class Rummidrez(_RummidrezBase):
     env_id = "rummidrez_v0"
     title = "Rummidrez"
+    rules_summary = RULES_SUMMARY
     derived_options = ("hints",)  # not solo: its hint is kept in the row by `step`
     ismcts_10ms = "ismcts:16"  # it searches only its meld decisions (docs/agents.md)
     ismcts_larger = "ismcts:32"
@@ -222,6 +370,7 @@ class RummidrezSolo(_RummidrezBase):
 
     env_id = "rummidrez_solo_v0"
     title = "Rummidrez solo"
+    rules_summary = SOLO_RULES_SUMMARY
     options = {"num_players": Option(1, "always 1", low=1, high=1), **_TABLE_OPTIONS}
     test_configs = (dict(), dict(neutral_at_ends=True, hints=True, max_placements=12))
     private_hands = False

@@ -73,13 +73,13 @@ def card_face(kind: int, count: int = 1) -> dict:
     return {"label": label, "sub": sub, "colour": face, "ink": ink, "w": CARD_W, "h": CARD_H}
 
 
-def _colour_order(kind: int) -> tuple[int, int]:
+def colour_order(kind: int) -> tuple[int, int]:
     """Sorts a hand by colour (Wielka 5 last), then by kind."""
     colour = KINDS[kind].colour
     return (COLOURS.index(colour) if colour in COLOURS else len(COLOURS), kind)
 
 
-def _pending(row: np.ndarray, s: dict, viewer: int | None) -> str:
+def pending(row: np.ndarray, s: dict, viewer: int | None) -> str:
     """The decision on top of the stack in words, as `viewer` may know it."""
     what, p, a, b, c, d = (int(x) for x in k._top(row))
     who = seat_name(p, viewer)
@@ -124,7 +124,7 @@ def _pending(row: np.ndarray, s: dict, viewer: int | None) -> str:
 
 def _head(row: np.ndarray, s: dict, viewer: int | None) -> str:
     if not s["done"]:
-        return _pending(row, s, viewer)
+        return pending(row, s, viewer)
     if s["winner"] is not None:
         return f"Game over: {seat_name(s['winner'], viewer)} wins"
     sizes = [len(h) for h in s["hands"]]
@@ -210,7 +210,7 @@ def scene(game: Game, row: np.ndarray, viewer: int | None) -> Scene:
         acts = running and p == to_act and what != k.D_NAME
         counts = np.bincount(s["hands"][p], minlength=k.NUM_KINDS)
         marked = a if p == to_act and what in (k.D_COPIES, k.D_DRAWN) and running else -1
-        kinds = sorted((int(kind) for kind in np.flatnonzero(counts)), key=_colour_order)
+        kinds = sorted((int(kind) for kind in np.flatnonzero(counts)), key=colour_order)
         cards = [
             {
                 **card_face(kind, int(counts[kind])),

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from card_envs.core import combos, layout, rng
+from card_envs.core import combos, layout, rng, views
 from card_envs.core.config import Option
 from card_envs.core.engine import Game
 from card_envs.core.loading import FIELD, Reader
@@ -152,6 +152,36 @@ def _ids(cards: Sequence[Card]) -> list[int]:
     return [card_id(c, v) for c, v in cards]
 
 
+RULES_SUMMARY = """\
+Surfosaurus MAX for 2 to 6 players. 84 cards: seven colours (red, orange, yellow, green, \
+blue, purple, black), values 1 to 12, each card once. Low values are worth many points \
+(by default 1 is worth 12, down to 2 for 11 and 12). Some cards are set aside unseen; \
+each player holds 7.
+
+A round: starting with the round's first player and going on in seat order, each player \
+plays one card face up onto the display, then draws one while the pile lasts; everyone \
+plays 3 cards a round with 2 or 3 players, 2 with 4 to 6. With 2 players a dummy card from \
+the pile joins the display after each pair of plays; it scores for nobody.
+
+Scoring a round: the best combination of exactly K displayed cards wins (K = 4 with 2 to 4 \
+players, 5 with 5 or 6). From strongest: straight flush (K consecutive values in one \
+colour), K of a kind, flush (K cards of one colour), straight (K consecutive values; 12 and \
+1 do not connect), high cards; within a kind, compare the values from the highest down. \
+Each card of that best combination scores its points for whoever played it; when the \
+best combination can be made in more than one way, a card in all of them scores full \
+points and a card in only some scores half. Then every displayed card leaves play.
+
+The end: the first player moves one seat on each round, and the game lasts 6 rounds with 2 \
+players, 2 per player with 3 or 4, one per player with 5 or 6. Most points wins; a tie goes \
+to the player with more cards collected, then it is shared.
+
+You see your hand, the display with who played each card, the cards out of play, every \
+score and hand size; never the other hands or the pile.
+
+Moves here: "play red 5" plays your red 5; "red 5" alone names it too, and each card has an \
+id (colour x 12 + value - 1)."""
+
+
 class Surfosaurus(Game):
     env_id = "surfosaurus_max_v0"
     title = "Surfosaurus MAX"
@@ -187,6 +217,7 @@ class Surfosaurus(Game):
     game_state_size = k.STATE_SIZE
     history_codes = k.HISTORY_CODES
     num_actions = k.NUM_CARDS
+    rules_summary = RULES_SUMMARY
 
     def __init__(self, **config) -> None:
         super().__init__(**config)
@@ -375,6 +406,86 @@ class Surfosaurus(Game):
 
     def table(self, row: np.ndarray, viewer: int | None) -> Scene:
         return table.scene(self, row, viewer)
+
+    def view_fields(self, row: np.ndarray, seat: int) -> dict:
+        """The round, the seat's hand, the display with who played each card, the pile's
+        size, the cards out of play and every seat's hand size, points and cards collected;
+        with `hints`, what each card in hand would score if the round ended with it."""
+        s = self.state_dict(row)
+        n = s["num_players"]
+
+        def name(card) -> str:
+            return f"{COLOUR_NAMES[card[0]]} {card[1]}"
+
+        players = [
+            {
+                "player": views.agent_name(p),
+                "cards_in_hand": len(s["hands"][p]),
+                "points": views.plain(s["scores"][p]),
+                "points_from_full_cards": int(row[k.FULL_PTS + p]),
+                "points_from_half_cards": views.plain(row[k.HALF2 + p] / 2),
+                "cards_collected": s["cards_collected"][p],
+            }
+            for p in range(n)
+        ]
+        out = {
+            "round": min(s["round"] + 1, s["rounds"]),
+            "rounds": s["rounds"],
+            "round_started_by": views.agent_name(s["starting_player"]),
+            "cards_played_this_round": s["play_in_round"] if not s["done"] else len(s["display"]),
+            "plays_per_round": n * int(k.plays_per_round(n)),
+            "combo_size": s["k"],
+            "points_per_value": {str(v): p for v, p in enumerate(self.config["points"], 1)},
+            "your_hand": [name(c) for c in s["hands"][seat]],
+            "display": [
+                {"card": name(c), "played_by": "dummy" if p < 0 else views.agent_name(p)}
+                for *c, p in s["display"]
+            ],
+            "draw_pile_cards": len(s["draw_pile"]),
+            "cards_out_of_play": [name(c) for c in s["out_of_play"]],
+            "players": players,
+        }
+        if self.config["hints"]:
+            gains = np.zeros(k.NUM_CARDS, dtype=np.float32)
+            k.write_gains(row, seat, gains)
+            out["points_if_the_round_ended_with"] = {
+                name(c): views.plain(gains[card_id(*c)]) for c in s["hands"][seat]
+            }
+        return out
+
+    def view_text(self, row: np.ndarray, seat: int) -> str:
+        v = self.view(row, seat)
+        lines = views.head_lines(self.title, v)
+        if not v["done"]:
+            lines.append(
+                f"Round {v['round']} of {v['rounds']}, started by "
+                f"{views.who(v['round_started_by'], v)}: {v['cards_played_this_round']} of "
+                f"{v['plays_per_round']} plays made; the best {v['combo_size']} cards score."
+            )
+        worth = ", ".join(f"{value}: {p}" for value, p in v["points_per_value"].items())
+        lines.append(f"Points per value: {worth}.")
+        display = ", ".join(f"{d['card']} ({views.who(d['played_by'], v)})" for d in v["display"])
+        lines.append(f"Display this round: {display or 'empty'}.")
+        lines.append(f"Draw pile: {v['draw_pile_cards']} card(s).")
+        lines.append(f"Your hand: {', '.join(v['your_hand']) or 'empty'}.")
+        if "points_if_the_round_ended_with" in v and not v["done"]:
+            gains = v["points_if_the_round_ended_with"]
+            lines.append(
+                "If the round ended with your card added, you would score: "
+                + ", ".join(f"{card} {p}" for card, p in gains.items())
+                + "."
+            )
+        lines.append("Players:")
+        for p in v["players"]:
+            lines.append(
+                f"  {views.who(p['player'], v)}: {p['points']} points ("
+                f"{p['points_from_full_cards']} from cards scored full, "
+                f"{p['points_from_half_cards']} from cards scored half), "
+                f"{p['cards_collected']} card(s) collected, {p['cards_in_hand']} in hand"
+            )
+        out = v["cards_out_of_play"]
+        lines.append(f"Out of play ({len(out)}): {', '.join(out) or 'none'}.")
+        return "\n".join(lines)
 
     def action_name(self, action: int) -> str:
         return card_name(action)
