@@ -209,6 +209,16 @@ def cmd_serve(args: argparse.Namespace) -> None:
         server.server_close()
 
 
+def cmd_mcp(args: argparse.Namespace) -> None:
+    from card_envs.mcp_server import run
+
+    agents = {}
+    for item in args.agents:
+        name, spec = split_name(item)
+        agents[name or spec] = spec
+    run(agents)
+
+
 def cmd_train(args: argparse.Namespace) -> None:
     from card_envs.training.train import run
 
@@ -405,6 +415,21 @@ def build_parser() -> argparse.ArgumentParser:
         f"one by its name, never names code): {SPEC_HELP}",
     )
 
+    m = sub.add_parser(
+        "mcp",
+        help="an MCP server on stdio (needs the mcp extra): an LLM client plays a seat "
+        "against the built-in agents",
+        description="Serve the games over the Model Context Protocol on stdin/stdout, for a "
+        "client such as Claude Desktop to start; see card_envs/mcp_server.py.",
+    )
+    m.add_argument(
+        "--agents",
+        type=_specs,
+        default=[],
+        help="more agents a client may seat, besides the built-in ones (a "
+        f"client picks one by its name, never names code): {SPEC_HELP}",
+    )
+
     from card_envs.testing import conformance
 
     c = sub.add_parser("conformance", help=conformance.DESCRIPTION)
@@ -425,6 +450,7 @@ def main(argv: list[str] | None = None) -> None:
     args = build_parser().parse_args(argv)
     commands = {
         "serve": cmd_serve,
+        "mcp": cmd_mcp,
         "play": cmd_play,
         "evaluate": cmd_evaluate,
         "tournament": cmd_tournament,
