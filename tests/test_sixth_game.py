@@ -71,6 +71,7 @@ REFUSED = {
 NOT_EVALUATED = {  # agents that need what a new game has not got
     "rllib": "an RLlib module trained on the game (card-envs train --backend rllib)",
     "human": "a person at the terminal (card-envs play)",
+    "llm": "a language model's server (tests/test_llm_agent.py plays every game with one)",
 }
 kinds = {spec.partition(":")[0] for spec in PLAYED} | set(REFUSED) | set(NOT_EVALUATED)
 assert kinds == set(agent_kinds()), agent_kinds()

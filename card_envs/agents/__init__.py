@@ -2,6 +2,7 @@
 
 from card_envs.agents.base import Agent
 from card_envs.agents.heuristic import ComputerAgent, HeuristicAgent
+from card_envs.agents.llm import LLMAgent
 from card_envs.agents.random_agent import RandomAgent
 from card_envs.agents.registry import agent_kinds, make_agent
 from card_envs.core.padding import Padding  # a user's network reads the padded layout
@@ -10,6 +11,7 @@ __all__ = [
     "Agent",
     "ComputerAgent",
     "HeuristicAgent",
+    "LLMAgent",
     "Padding",
     "RandomAgent",
     "agent_kinds",

@@ -86,6 +86,10 @@ def make_agent(
         from card_envs.agents.rllib import make_rllib_agent  # ray is imported only when needed
 
         return make_rllib_agent(parsed.text, env_id, config)
+    if kind == "llm":
+        from card_envs.agents.llm import make_llm_agent
+
+        return make_llm_agent(parsed, make_game(env_id, **config), seed)
     return _user_agent(parsed, env_id, seed, config)
 
 

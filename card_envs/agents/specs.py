@@ -6,7 +6,8 @@
 A part `KEY=VALUE` (KEY a Python identifier) is an option; any other part is positional.
 Option values are read as Python literals where they are one (`40`, `0.5`, `True`, `[1, 2]`)
 and as text otherwise. A path may hold colons where it is the last thing in a spec: the
-path of `ppo:`, `exit:` and `rllib:`, and `net=PATH` of `ismcts`. In an entry, a NAME is
+path of `ppo:`, `exit:` and `rllib:`, `net=PATH` of `ismcts` and `base_url=URL` of `llm`
+(a spec's text puts such an option last). In an entry, a NAME is
 split off only when its `=` comes before the first `:`, so `ismcts:50:depth=40` has no
 name and `deep=ismcts:50:depth=40` is named `deep`.
 
@@ -59,6 +60,10 @@ class Kind:
     any_options: bool = False
 
 
+LLM_OPTIONS = (
+    "base_url", "key_env", "temperature", "retries", "fallback", "schema", "template", "log",
+    "max_tokens", "timeout", "parallel",
+)  # fmt: skip
 BUILTIN_KINDS: tuple[Kind, ...] = (
     Kind("random", "`random`", "uniformly random legal actions"),
     Kind("heuristic", "`heuristic`", "the game's hand-written rule-based player"),
@@ -103,6 +108,17 @@ BUILTIN_KINDS: tuple[Kind, ...] = (
     Kind("rllib", "`rllib:DIR`", "an RLlib module trained with `--backend rllib`", path_tail=True),
     Kind("human", "`human`", "a person at the terminal (`card-envs play` only)"),
     Kind(
+        "llm",
+        "`llm:MODEL[:KEY=VALUE...][:base_url=URL]`",
+        "a language model at an OpenAI-compatible chat endpoint, asked each move in words "
+        '(the seat\'s view and its legal moves, an answer `{"move": ID}`), retried on an '
+        "illegal answer, then a fallback; options `key_env`, `temperature`, `retries`, "
+        "`fallback=random\\|illegal\\|raise`, `schema=auto\\|on\\|off`, `template`, `log`, "
+        "`max_tokens`, `timeout`, `parallel` (docs/llm.md)",
+        tail_options=("base_url",),
+        options=LLM_OPTIONS,
+    ),
+    Kind(
         "py",
         "`py:MODULE:NAME[:KEY=VALUE...]`, `py:PATH.py:NAME[:KEY=VALUE...]`",
         "your own `Agent` subclass or factory, called as `NAME(env_id=..., seed=..., "
@@ -133,7 +149,9 @@ class AgentSpec:
     @property
     def text(self) -> str:
         typed = self.kind not in _BUILTIN or _BUILTIN[self.kind].any_options
-        opts = (f"{k}={_render(v) if typed else v}" for k, v in self.options)
+        tail = _BUILTIN[self.kind].tail_options if self.kind in _BUILTIN else ()
+        last = sorted(self.options, key=lambda kv: kv[0] in tail)  # a tail option ends it
+        opts = (f"{k}={_render(v) if typed else v}" for k, v in last)
         return ":".join([self.kind, *self.args, *opts])
 
     @property
@@ -164,9 +182,10 @@ class AgentSpec:
             return AgentSpec(self.kind, (_absolute(self.args[0]),), self.options)
         if self.kind in USER_KINDS and _is_file(self.args[0]):
             return AgentSpec(self.kind, (_absolute(self.args[0]), *self.args[1:]), self.options)
-        if self.kind == "ismcts":
+        paths = {"ismcts": ("net",), "llm": ("template", "log")}.get(self.kind)
+        if paths:
             opts = tuple(
-                (k, _absolute(v) if k == "net" and isinstance(v, str) else v)
+                (k, _absolute(v) if k in paths and isinstance(v, str) else v)
                 for k, v in self.options
             )
             return AgentSpec(self.kind, self.args, opts)
@@ -269,7 +288,9 @@ def _check_shape(spec: AgentSpec, kind: Kind, text: str) -> None:
             f"spec {text!r} must name a module or file and a name in it, e.g. "
             f"{kind.name}:myagents:Greedy or {kind.name}:path/to/agents.py:Greedy"
         )
-    if kind.name in _BUILTIN and kind.name not in ("ismcts", *USER_KINDS) and spec.args:
+    if kind.name == "llm" and not (spec.args and all(spec.args)):
+        raise AgentSpecError(f"spec {text!r} needs a model: {kind.form.strip('`')}")
+    if kind.name in _BUILTIN and kind.name not in ("ismcts", "llm", *USER_KINDS) and spec.args:
         raise AgentSpecError(f"spec {text!r}: {kind.name} takes no parts; the form is {kind.form}")
     _check_options(spec, kind)
 
@@ -379,8 +400,8 @@ def _source_of(target: str) -> str:
 def spec_digest(spec: str | AgentSpec, env_id: str) -> str:
     """A digest of what `spec` loads for `env_id`: the source file of a `py:` spec, the
     network file of `ppo`, `exit`, `selfplay` and `ismcts:...:net` (the shipped one where it names
-    none), the files of an `rllib` module, the module file and version of a plugin kind;
-    '' for the built-in agents, whose code is the package's."""
+    none), the files of an `rllib` module, the prompt template of an `llm`, the module file
+    and version of a plugin kind; '' for the built-in agents, whose code is the package's."""
     spec = parse_spec(spec)
     if spec.kind in USER_KINDS:
         return _file_digest(_source_of(spec.args[0]))
@@ -397,6 +418,9 @@ def spec_digest(spec: str | AgentSpec, env_id: str) -> str:
         return _file_digest(Path(spec.args[0]).expanduser()) if spec.args else ""
     if spec.kind == "rllib":
         return _dir_digest(spec.args[0])
+    if spec.kind == "llm":  # the prompt template, where the spec names one
+        template = spec.option_dict.get("template")
+        return _file_digest(Path(str(template)).expanduser()) if template else ""
     if spec.kind in _BUILTIN:
         return ""
     ep = plugin_kinds()[spec.kind]

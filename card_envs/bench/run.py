@@ -14,13 +14,14 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from contextlib import nullcontext
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from card_envs.agents import make_agent
+from card_envs.agents import llm, make_agent
 from card_envs.agents.specs import AgentSpec, parse_spec, spec_digest
 from card_envs.bench import protocol
 from card_envs.bench.protocol import CANDIDATE, Cell
@@ -85,7 +86,7 @@ def _playable(agent: AgentSpec, chosen: Sequence[Cell]) -> tuple[list[Cell], lis
         return env_id, cell.options if cell.env_id == env_id else {}
 
     reasons: dict[tuple[str, str], str] = {}
-    reads_rows = False
+    reads_rows = needs_rows = False
     for cell in chosen:
         env_id, config = built_at(cell)
         key = (env_id, repr(sorted(config.items())))
@@ -97,12 +98,14 @@ def _playable(agent: AgentSpec, chosen: Sequence[Cell]) -> tuple[list[Cell], lis
             reasons[key] = str(err)
             continue
         reasons[key] = ""
-        reads_rows = reads_rows or bool(built.wants_rows)
+        needs_rows = needs_rows or bool(built.wants_rows)
+        # an `llm` agent reads rows only through the seat's view: no hidden card
+        reads_rows = reads_rows or bool(built.wants_rows and not getattr(built, "views_only", 0))
     playable, skipped = [], []
     for cell in chosen:
         env_id, config = built_at(cell)
         why = reasons[env_id, repr(sorted(config.items()))]
-        if not why and reads_rows and cell.env_id not in batched_env_ids():
+        if not why and needs_rows and cell.env_id not in batched_env_ids():
             why = "a Gymnasium env hands an agent no state rows"
         (skipped.append(Skipped(cell, why)) if why else playable.append(cell))
     if not playable:
@@ -227,7 +230,8 @@ def bench(
     batched = [p for p in plans if p.event.env in batched_env_ids()]
     runs = [p for p in plans if p.event.env not in batched_env_ids()]
     t0 = time.perf_counter()
-    with Store(settings.db) as store:
+    counting = llm.usage_counts() if agent.kind == "llm" else nullcontext(llm.Usage())
+    with Store(settings.db) as store, counting as usage:
         stored = store.open_tournament(config, settings.restart)
         echo(f"{config.name}: {len(playable)} cells, {stored} games already in {settings.db}")
         _, played = play_missing(config, store, batched, echo, t0, what="bench")
@@ -236,10 +240,14 @@ def bench(
             cell_result(c, store.event_games(config.name, p))
             for c, p in zip(playable, plans, strict=True)
         ]
+    model = None
+    if agent.kind == "llm":  # its answers, counted by the processes that played (`llm`);
+        name, url = llm.endpoint(agent)  # the panel has no `llm` agent: all are the candidate's
+        model = {"model": name, "base_url": url, **asdict(usage.total())}
     return Scorecard(
         protocol.VERSION, agent.text, digest, reads_rows, results, skipped,
         complete=len(chosen) == len(protocol.CELLS) and cells is None, played=played,
-        seconds=time.perf_counter() - t0,
+        seconds=time.perf_counter() - t0, language_model=model,
     )  # fmt: skip
 
 

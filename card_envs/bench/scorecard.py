@@ -90,6 +90,8 @@ class Scorecard:
     exploit: list[dict] = field(default_factory=list)  # `--exploit`: one entry per game
     played: int = 0  # games and runs this run played (the others came from the store)
     seconds: float = 0.0  # this run's wall time: the one figure of the machine, with ms/move
+    # an `llm` candidate: model, base_url and this run's counts (`agents.llm.Counts`)
+    language_model: dict | None = None
 
     @property
     def env_ids(self) -> list[str]:
@@ -119,7 +121,23 @@ class Scorecard:
             "exploit": self.exploit,
             "played": self.played,
             "seconds": round(self.seconds, 1),
+            "language_model": self.language_model,
         }
+
+    def model_line(self) -> str:
+        """The `llm` candidate's line: the model, where, and its illegal answers."""
+        m = self.language_model or {}
+        head = f"language model `{m.get('model')}` at {m.get('base_url')}"
+        if not m.get("answers"):
+            return f"{head}: no answers in this run (its games were read from the store)"
+        rate = 100 * m["illegal"] / m["answers"]
+        text = (
+            f"{head}: illegal answers {m['illegal']:,} of {m['answers']:,} ({rate:.1f}%); "
+            f"{m['fallbacks']:,} of {m['decisions']:,} decisions played by its fallback"
+        )
+        if m.get("http_errors"):
+            text += f"; {m['http_errors']:,} HTTP errors"
+        return text + " (this run's games)"
 
     def markdown(self, level: int = 2) -> str:
         h = "#" * level
@@ -131,6 +149,9 @@ class Scorecard:
             + (
                 "**reads state rows**: it searches the true state, every hidden card included"
                 if self.reads_rows
+                else "plays from its seat's view in words only (`Game.view_text`, its legal "
+                "moves): no hidden card"
+                if self.language_model is not None
                 else "plays from its observations only"
             ),
             "- "
@@ -140,6 +161,8 @@ class Scorecard:
                 else f"partial: {len(self.cells)} cells, not the whole protocol"
             ),
         ]
+        if self.language_model is not None:
+            lines.append(f"- {self.model_line()}")
         lines.append(
             f"- this run: {self.played:,} games played in {self.seconds:,.0f} s, the others "
             "read from the store"
