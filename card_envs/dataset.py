@@ -29,6 +29,7 @@ Open one with `MINARI_DATASETS_PATH=<out>` and `minari.load_dataset(id)`, or wit
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import warnings
@@ -100,6 +101,65 @@ def seat_episodes(record: dict, agents: list[str]) -> Iterator[dict]:
                 "agent": np.full(steps + 1, agent_index[record["agents"][p]], dtype=np.int64),
             },
         }
+
+
+def text_records(record: dict) -> Iterator[dict]:
+    """The decisions of one game given as a record, in words: for each move, what the seat
+    to act saw (`view`, `view_text`), its legal moves, the move its agent chose, the chat
+    messages an `llm:` agent is sent with the answer it is asked for (`messages`), and the
+    seat's final reward in that game (to keep, say, the winners' moves only)."""
+    from card_envs.agents import llm
+
+    env = card_envs.make(record["env_id"], **record["config"])
+    env.reset(seed=int(record["seed"]))
+    decisions = []
+    returns = dict.fromkeys(env.possible_agents, 0.0)
+    for turn, action in enumerate(record["actions"]):
+        if all(env.terminations.values()) or all(env.truncations.values()):
+            raise ValueError(f"game {record.get('seed')}: over after {turn} of its actions")
+        agent = env.agent_selection
+        seat = env.possible_agents.index(agent)
+        moves = env.legal_moves()
+        chosen = [m for m in moves if m["id"] == int(action)]
+        if not chosen:
+            raise ValueError(f"game {record.get('seed')}: action {action} is not legal at {turn}")
+        text = env.view_text()
+        asked = llm.messages(env.game, seat, text, moves)
+        answer = {"role": "assistant", "content": llm.answer_text(int(action))}
+        decisions.append({
+            "env_id": record["env_id"], "config": env.game.config, "seed": int(record["seed"]),
+            "turn": turn, "seat": agent, "agent": record["agents"][seat], "view": env.view(),
+            "view_text": text, "legal_moves": moves, "move": chosen[0],
+            "messages": [*asked, answer],
+        })  # fmt: skip
+        env.step(int(action))
+        for name in returns:
+            returns[name] += env.rewards[name]
+    if not all(env.terminations.values()) and not all(env.truncations.values()):
+        raise ValueError(f"game {record.get('seed')}: not over after its actions")
+    for d in decisions:
+        d["reward"] = float(returns[d["seat"]])
+        yield d
+
+
+def write_text(records: Iterable[dict], out: str | Path, name: str) -> tuple[Path, int]:
+    """The records' decisions (`text_records`) as JSON lines in
+    `out/<env_id>/<name>.jsonl`, one env per file; returns the file and the lines written."""
+    records = list(records)
+    if not records:
+        raise ValueError("no games to write")
+    env_ids = sorted({r["env_id"] for r in records})
+    if len(env_ids) > 1:
+        raise ValueError(f"one text dataset holds one env: the records hold {env_ids}")
+    path = Path(out) / env_ids[0] / f"{name}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = 0
+    with path.open("w") as f:
+        for record in records:
+            for d in text_records(record):
+                f.write(json.dumps(d) + "\n")
+                lines += 1
+    return path, lines
 
 
 def played_records(
@@ -250,6 +310,14 @@ def build_parser(parser=None):
     p = parser or argparse.ArgumentParser(prog="python -m card_envs.dataset", description=__doc__)
     p.add_argument("--out", required=True, help="the datasets root to write under")
     p.add_argument("--name", default="games", help="dataset name (id card_envs/<env>/<name>-v0)")
+    p.add_argument(
+        "--format",
+        choices=("minari", "text"),
+        default="minari",
+        help="minari: per-seat trajectories (the data extra); text: one JSON line per "
+        "decision, the seat's view in words, its legal moves, the move and chat messages, "
+        "in OUT/<env>/<name>.jsonl",
+    )
     p.add_argument("--env", help="play new games of this env (with --agents)")
     p.add_argument("--agents", help="comma-separated agent specs, one per seat (seat-rotated)")
     p.add_argument("--games", type=int, default=1000, help="games to play (default 1000)")
@@ -279,7 +347,8 @@ def run(args) -> Any:
     from card_envs.commands import parse_config_pairs
     from card_envs.tournament.records import read_jsonl
 
-    require_minari()
+    if args.format == "minari":
+        require_minari()
     sources = [s for s in ("env", "records", "store") if getattr(args, s)]
     if len(sources) != 1:
         raise ValueError("give exactly one source: --env with --agents, --records or --store")
@@ -301,6 +370,10 @@ def run(args) -> Any:
         if not args.tournament:
             raise ValueError("--store needs --tournament (and optionally --event)")
         records = records_of_store(args.store, args.tournament, args.event)
+    if args.format == "text":
+        path, lines = write_text(records, args.out, args.name)
+        print(f"wrote {path}: {lines:,} decisions ({len(records)} games)")
+        return path
     ds = write(records, args.out, args.name)
     print(
         f"wrote {ds.spec.dataset_id} under {args.out}: {ds.total_episodes} episodes "

@@ -288,21 +288,11 @@ class LLMAgent(Agent):
 
     def prompt(self, row: np.ndarray) -> list[dict]:
         """The first two messages of a decision in `row`: system and user."""
-        game, seat = self.game, int(row[layout.PLAYER])
-        moves = "\n".join(f"{m['id']}: {m['text']}" for m in game.legal_moves(row))
-        fields = {
-            "title": game.title,
-            "env_id": game.env_id,
-            "seat": f"player_{seat}",
-            "rules": game.rules_summary.strip(),
-            "view": game.view_text(row, seat),
-            "moves": moves,
-            "answer": ANSWER,
-        }
-        return [
-            {"role": "system", "content": self.system.format_map(fields)},
-            {"role": "user", "content": self.user.format_map(fields)},
-        ]
+        seat = int(row[layout.PLAYER])
+        return messages(
+            self.game, seat, self.game.view_text(row, seat), self.game.legal_moves(row),
+            self.system, self.user,
+        )  # fmt: skip
 
     def decide(self, row: np.ndarray, mask: np.ndarray, seed: int) -> _Decision:
         """One decision in `row`: ask, read, ask again, then the fallback."""
@@ -474,6 +464,32 @@ class LLMAgent(Agent):
                     "http_errors": d.counts.http_errors,
                 }
                 f.write(json.dumps(record) + "\n")
+
+
+def messages(
+    game: Game, seat: int, view: str, moves: list[dict], system: str = SYSTEM, user: str = USER
+) -> list[dict]:
+    """The system and user messages of a decision: `seat`'s `view` (`Game.view_text`) and
+    its legal `moves` (`Game.legal_moves`), in the templates' words. `dataset --format text`
+    writes the same messages, so that a model tuned on them is asked as it learnt."""
+    fields = {
+        "title": game.title,
+        "env_id": game.env_id,
+        "seat": f"player_{seat}",
+        "rules": game.rules_summary.strip(),
+        "view": view,
+        "moves": "\n".join(f"{m['id']}: {m['text']}" for m in moves),
+        "answer": ANSWER,
+    }
+    return [
+        {"role": "system", "content": system.format_map(fields)},
+        {"role": "user", "content": user.format_map(fields)},
+    ]
+
+
+def answer_text(move: int) -> str:
+    """The answer the prompt asks for, for a chosen move."""
+    return json.dumps({"move": int(move)})
 
 
 def move_schema(legal: list[int], form: str = "json_schema") -> dict:
