@@ -155,6 +155,7 @@ def test_the_command_line(capsys, monkeypatch):
     assert isinstance(check_game("no_thanks_v0", [CONFIG], only=["padding"]), Report)
 
 
+@pytest.mark.slow  # the copy's kernels compile afresh, and the slow checks run
 def test_a_copied_game_folder_passes_from_the_command_line(tmp_path):
     """A game of one's own, not registered anywhere: the command registers it from
     `module:Class` and runs the whole suite on it, the slow checks too (about 10 s: the copy's
