@@ -12,7 +12,7 @@ from card_envs.core import layout
 from card_envs.games.no_thanks import NoThanks
 from card_envs.games.no_thanks import batched as nt_batched
 from card_envs.games.no_thanks import engine as nt
-from card_envs.registry import make_game
+from card_envs.registry import batched_env_ids, make_game
 from card_envs.testing import cases, soak
 
 pytestmark = pytest.mark.slow  # see pyproject's markers: out of the fast tier
@@ -20,30 +20,34 @@ pytestmark = pytest.mark.slow  # see pyproject's markers: out of the fast tier
 TOKENS_LAW = nt.INVARIANT_ERRORS[4]  # tokens are negative or not conserved
 
 
-def test_quick_soak_is_clean_for_every_case():
-    result = soak.soak(games=soak.QUICK_GAMES, aec_games=soak.QUICK_AEC_GAMES, log=None)
+@pytest.mark.parametrize("env_id", batched_env_ids())
+def test_quick_soak_is_clean_for_every_case(env_id):
+    """One env id's cases a test, so that pytest-xdist spreads the soak over its workers."""
+    result = soak.soak([env_id], games=soak.QUICK_GAMES, aec_games=soak.QUICK_AEC_GAMES, log=None)
     played = [(c.env_id, c.config) for c in result.cases]
-    assert played == soak.soak_cases()
-    assert all(case in played for case in cases())
-    assert ("rummidrez_solo_v0", {}) in played
-    assert ("rummidrez_v0", {"num_players": 4}) in played  # whole hands: tables fill
+    assert played == [case for case in soak.soak_cases() if case[0] == env_id]
+    assert all(case in played for case in cases() if case[0] == env_id)
     for c in result.cases:
         assert c.failures == [], "\n".join(c.failures)
         assert (c.violations, c.crashes) == (0, 0), c.where
         assert c.batched_games >= c.batched_target > 0, c.where
         assert c.aec_games >= c.aec_target > 0, c.where
-    games_per_env = {}
-    for c in result.cases:
-        games_per_env[c.env_id] = games_per_env.get(c.env_id, 0) + c.batched_games
-    for env_id, n in games_per_env.items():
-        assert n >= soak.QUICK_GAMES * type(make_game(env_id)).soak_share, games_per_env
+    batched_games = sum(c.batched_games for c in result.cases)
+    assert batched_games >= soak.QUICK_GAMES * type(make_game(env_id)).soak_share
     report = soak.report(result)
-    for env_id, config in played:
+    for _, config in played:
         assert env_id in report and soak._config_text(config) in report
-    whole = next(c for c in result.cases if c.where == "rummidrez_v0 {'num_players': 4}")
-    assert whole.measured_games >= whole.batched_games + whole.aec_games
-    assert whole.measured / whole.measured_games > 10  # cards on the table: the tables fill
-    assert "table cards at the end" in report
+    if env_id == "rummidrez_v0":
+        assert ("rummidrez_v0", {"num_players": 4}) in played  # whole hands: tables fill
+        whole = next(c for c in result.cases if c.where == "rummidrez_v0 {'num_players': 4}")
+        assert whole.measured_games >= whole.batched_games + whole.aec_games
+        assert whole.measured / whole.measured_games > 10  # cards on the table: the tables fill
+        assert "table cards at the end" in report
+
+
+def test_the_soak_plays_every_batched_id_with_the_solo_game():
+    ids = {env_id for env_id, _ in soak.soak_cases()}
+    assert ids == set(batched_env_ids()) and "rummidrez_solo_v0" in ids
 
 
 def _run(capsys, *args: str) -> tuple[int, str]:
