@@ -80,6 +80,7 @@ from card_envs.agents.base import Agent
 from card_envs.agents.specs import AgentSpec, AgentSpecError
 from card_envs.core import layout
 from card_envs.core.engine import Game
+from card_envs.core.views import agent_name
 
 BASE_URL_ENV = "CARD_ENVS_LLM_BASE_URL"
 DEFAULT_BASE_URL = "http://127.0.0.1:8000/v1"
@@ -475,7 +476,7 @@ def messages(
     fields = {
         "title": game.title,
         "env_id": game.env_id,
-        "seat": f"player_{seat}",
+        "seat": agent_name(seat),
         "rules": game.rules_summary.strip(),
         "view": view,
         "moves": "\n".join(f"{m['id']}: {m['text']}" for m in moves),
