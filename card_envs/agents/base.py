@@ -13,14 +13,16 @@ class Agent:
 
     Agents that search the game (`wants_rows`) choose from the engine's state rows instead,
     with `act_rows`; they must read what the seat to act cannot see only through the game's
-    `resample_hidden`. Agents that keep state per game (`wants_games`) get the id of each
-    row's game as `act_batch(..., games=ids)`. Harnesses call `act_positions`, which gives
-    each kind what it reads. The contract in full: docs/your_agent.md.
+    `resample_hidden`, or only through the seat's own views (`views_only`: `Game.view_text`,
+    `legal_moves`, as the `llm` agent). Agents that keep state per game (`wants_games`) get
+    the id of each row's game as `act_batch(..., games=ids)`. Harnesses call
+    `act_positions`, which gives each kind what it reads. The contract in full: docs/your_agent.md.
     """
 
     name: str = "agent"
     spec: str = "agent"
     wants_rows: bool = False
+    views_only: bool = False  # with wants_rows: the rows are read through the seat's views
     wants_games: bool = False
 
     def reset(self) -> None:

@@ -100,7 +100,7 @@ def _playable(agent: AgentSpec, chosen: Sequence[Cell]) -> tuple[list[Cell], lis
         reasons[key] = ""
         needs_rows = needs_rows or bool(built.wants_rows)
         # an `llm` agent reads rows only through the seat's view: no hidden card
-        reads_rows = reads_rows or bool(built.wants_rows and not getattr(built, "views_only", 0))
+        reads_rows = reads_rows or bool(built.wants_rows and not built.views_only)
     playable, skipped = [], []
     for cell in chosen:
         env_id, config = built_at(cell)
