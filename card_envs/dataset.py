@@ -54,38 +54,49 @@ def dataset_id(env_id: str, name: str) -> str:
     return f"card_envs/{env_id}/{name}-v0"
 
 
+def replay(record: dict) -> Iterator[tuple[Any, str, int]]:
+    """A game record (env_id, config, seed, actions) played again in a new AEC env: yields
+    (env, the agent to act, its action) before each action is stepped. A record whose game is
+    over before its last action, or not over after it, is a `ValueError`.
+
+    What an agent received since it last acted (or since the deal) is
+    `env._cumulative_rewards[agent]`, as PettingZoo's `last()` reports it: read at each of its
+    actions and once at the end, it splits the agent's rewards by its actions."""
+    env = card_envs.make(record["env_id"], **record["config"])
+    env.reset(seed=int(record["seed"]))
+    for turn, action in enumerate(record["actions"]):
+        if not env.agents or all(env.terminations.values()) or all(env.truncations.values()):
+            raise ValueError(f"game {record.get('seed')}: over after {turn} of its actions")
+        yield env, env.agent_selection, int(action)
+        env.step(int(action))
+    if not all(env.terminations.values()) and not all(env.truncations.values()):
+        raise ValueError(f"game {record.get('seed')}: not over after its actions")
+
+
 def seat_episodes(record: dict, agents: list[str]) -> Iterator[dict]:
     """The per-seat trajectories of one game given as a record (env_id, config, seed,
     actions, `agents`: the spec of each seat), as dicts of Minari's episode fields."""
-    env = card_envs.make(record["env_id"], **record["config"])
-    env.reset(seed=int(record["seed"]))
-    seats = env.possible_agents
-    n = len(seats)
+    n = len(record["agents"])
     obs: list[list] = [[] for _ in range(n)]
     masks: list[list] = [[] for _ in range(n)]
     acts: list[list[int]] = [[] for _ in range(n)]
     rews: list[list[float]] = [[] for _ in range(n)]
-    for step, action in enumerate(record["actions"]):
-        if not env.agents or all(env.terminations.values()) or all(env.truncations.values()):
-            raise ValueError(f"game {record.get('seed')}: over after {step} of its actions")
-        seat = env.possible_agents.index(env.agent_selection)
-        seen = env.observe(env.agent_selection)
+    for env, agent, action in replay(record):
+        seat = env.possible_agents.index(agent)
+        if rews[seat]:  # its reward since its last action
+            rews[seat][-1] = env._cumulative_rewards[agent]
+        seen = env.observe(agent)
         obs[seat].append(seen["observation"])
         masks[seat].append(seen["action_mask"])
-        acts[seat].append(int(action))
+        acts[seat].append(action)
         rews[seat].append(0.0)
-        env.step(int(action))
-        for p, name in enumerate(seats):
-            if rews[p]:  # the seat's reward since its last action
-                rews[p][-1] += env.rewards[name]
-    if not all(env.terminations.values()) and not all(env.truncations.values()):
-        raise ValueError(f"game {record.get('seed')}: not over after its actions")
     truncated = any(env.truncations.values()) and not any(env.terminations.values())
     agent_index = {spec: k for k, spec in enumerate(agents)}
-    for p, name in enumerate(seats):
+    for p, name in enumerate(env.possible_agents):
         steps = len(acts[p])
         if not steps:
             continue
+        rews[p][-1] = env._cumulative_rewards[name]
         last = env.observe(name)
         ended = np.zeros(steps, dtype=bool)
         ended[-1] = True
@@ -110,33 +121,26 @@ def text_records(record: dict) -> Iterator[dict]:
     seat's final reward in that game (to keep, say, the winners' moves only)."""
     from card_envs.agents import llm
 
-    env = card_envs.make(record["env_id"], **record["config"])
-    env.reset(seed=int(record["seed"]))
     decisions = []
-    returns = dict.fromkeys(env.possible_agents, 0.0)
-    for turn, action in enumerate(record["actions"]):
-        if all(env.terminations.values()) or all(env.truncations.values()):
-            raise ValueError(f"game {record.get('seed')}: over after {turn} of its actions")
-        agent = env.agent_selection
+    returns: dict[str, float] = {}
+    for turn, (env, agent, action) in enumerate(replay(record)):
         seat = env.possible_agents.index(agent)
+        returns[agent] = returns.get(agent, 0.0) + env._cumulative_rewards[agent]
         moves = env.legal_moves()
-        chosen = [m for m in moves if m["id"] == int(action)]
+        chosen = [m for m in moves if m["id"] == action]
         if not chosen:
             raise ValueError(f"game {record.get('seed')}: action {action} is not legal at {turn}")
         text = env.view_text()
         asked = llm.messages(env.game, seat, text, moves)
-        answer = {"role": "assistant", "content": llm.answer_text(int(action))}
+        answer = {"role": "assistant", "content": llm.answer_text(action)}
         decisions.append({
             "env_id": record["env_id"], "config": env.game.config, "seed": int(record["seed"]),
             "turn": turn, "seat": agent, "agent": record["agents"][seat], "view": env.view(),
             "view_text": text, "legal_moves": moves, "move": chosen[0],
             "messages": [*asked, answer],
         })  # fmt: skip
-        env.step(int(action))
-        for name in returns:
-            returns[name] += env.rewards[name]
-    if not all(env.terminations.values()) and not all(env.truncations.values()):
-        raise ValueError(f"game {record.get('seed')}: not over after its actions")
+    for name in env.possible_agents:  # what each received since it last acted
+        returns[name] = returns.get(name, 0.0) + env._cumulative_rewards[name]
     for d in decisions:
         d["reward"] = float(returns[d["seat"]])
         yield d
