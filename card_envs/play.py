@@ -22,7 +22,7 @@ import numpy as np
 
 from card_envs.agents import Agent, make_agent
 from card_envs.agents.human import HumanAgent, Quit, Terminal
-from card_envs.core import layout
+from card_envs.core import layout, views
 from card_envs.core.engine import Game
 from card_envs.registry import make, make_game, multi_agent_env_ids
 
@@ -44,11 +44,6 @@ def _seat_agents(game: Game, specs: list[str], seed: int, terminal: Terminal) ->
     return agents
 
 
-def win_text(names: list[str]) -> str:
-    """The winners in words: "player_1 (ppo) wins", "A and B share the win"."""
-    return f"{' and '.join(names)} {'wins' if len(names) == 1 else 'share the win'}"
-
-
 def _results(game: Game, row: np.ndarray, specs: list[str]) -> str:
     scores, _ = game.outcome(row)
     lines = ["Scores:"]
@@ -56,7 +51,8 @@ def _results(game: Game, row: np.ndarray, specs: list[str]) -> str:
         lines.append(f"  player_{p} ({specs[p]}): {scores[p]:g}")
     if row[layout.STATUS] == layout.TRUNCATED:
         lines.append("The game was cut short (max_turns); by the game's ranking:")
-    lines.append(win_text([f"player_{p} ({specs[p]})" for p in game.winners(row)]) + ".")
+    won = [f"player_{p} ({specs[p]})" for p in game.winners(row)]
+    lines.append(f"Result: {views.result_words(won, game.num_players)}.")
     return "\n".join(lines)
 
 

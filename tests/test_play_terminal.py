@@ -84,7 +84,7 @@ def test_a_person_plays_a_whole_game(env_id):
     if env_id in ("double_or_nothing_run_v0", "rummidrez_solo_v0"):
         assert re.search(r"Return -?\d+", end)
     else:
-        assert "Scores:" in end and re.search(r"(wins|share the win)\.", end)
+        assert "Scores:" in end and re.search(r"Result: .*(won|share the win|a draw)\.", end)
         assert "player_0 (human)" in end
 
 

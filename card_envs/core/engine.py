@@ -325,12 +325,8 @@ class Game:
     def result_line(self, row: np.ndarray, viewer: int | None) -> str:
         """The head line of a finished game's table, from the game's own outcome: who won
         (every seat sharing the win is a draw). The scores are left to the seats' panels."""
-        won = self.winners(row)
-        if len(won) == self.num_players:
-            return "Game over: a draw"
-        if len(won) == 1:
-            return f"Game over: {seat_name(won[0], viewer)} won"
-        return "Game over: " + " and ".join(seat_name(p, viewer) for p in won) + " share the win"
+        won = [seat_name(p, viewer) for p in self.winners(row)]
+        return "Game over: " + views.result_words(won, self.num_players)
 
     def scene(self, row: np.ndarray, viewer: int | None = None) -> dict:
         """`table` as the JSON-able dict the browser and `core.raster` draw."""

@@ -63,6 +63,16 @@ def who(name: str | None, view: dict) -> str:
     return f"you ({name})" if name == view["you"] else str(name)
 
 
+def result_words(winners: list[str], num_players: int) -> str:
+    """Who won, in words, as every face says it: "a draw" (every seat shares the win), "X
+    won", or "X and Y share the win"."""
+    if len(winners) == num_players > 1:
+        return "a draw"
+    if len(winners) == 1:
+        return f"{winners[0]} won"
+    return " and ".join(winners) + " share the win"
+
+
 def head_lines(title: str, view: dict) -> list[str]:
     """The text view's first lines: the game and the viewer, then whose turn it is or how
     the game ended (scores and winners)."""
@@ -71,13 +81,7 @@ def head_lines(title: str, view: dict) -> list[str]:
         lines.append(f"Move {view['turn'] + 1}: {who(view['to_act'], view)} to act.")
         return lines
     out = view["outcome"]
-    winners = [who(w, view) for w in out["winners"]]
-    if len(winners) == len(out["scores"]) > 1:
-        result = "a draw"
-    elif len(winners) == 1:
-        result = f"{winners[0]} won"
-    else:
-        result = " and ".join(winners) + " share the win"
+    result = result_words([who(w, view) for w in out["winners"]], len(out["scores"]))
     cut = " (cut short at the turn limit)" if out["truncated"] else ""
     lines.append(f"Game over after {view['turn']} moves{cut}: {result}.")
     scores = ", ".join(f"{who(a, view)} {s}" for a, s in out["scores"].items())
