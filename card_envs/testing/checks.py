@@ -32,6 +32,7 @@ from card_envs.positions import Position, of_env
 from card_envs.registry import game_class, make, make_game, make_vec
 
 Config = dict[str, Any]
+POSITIONS_PER_GAME = 50  # `positions` visits at most this many positions of a game
 
 
 def _where(env_id: str, config: Config) -> str:
@@ -61,18 +62,41 @@ def game_env(env_id: str, config: Config) -> CardEnv:
     return CardEnv(make_game(env_id, **config))
 
 
+def _length(env: CardEnv, seed: int, rng: np.random.Generator, p_last: float = 0.0) -> int:
+    """The moves of the game that `_random_action` with `rng` plays from `env.reset(seed=seed)`
+    (`rng` itself is left as it was, to play the same game again)."""
+    ahead = copy.deepcopy(rng)
+    env.reset(seed=seed)
+    moves = 0
+    while _live(env):
+        env.step(_random_action(env, ahead, p_last))
+        moves += 1
+    return moves
+
+
 def positions(
-    env_id: str, config: Config, seed: int, games: int = 2, every: int = 1, p_last: float = 0.0
+    env_id: str,
+    config: Config,
+    seed: int,
+    games: int = 2,
+    every: int = 1,
+    p_last: float = 0.0,
+    most: int = POSITIONS_PER_GAME,
 ) -> Iterator[CardEnv]:
     """The AEC env (`game_env`) at every `every`-th live position of `games` seeded random
-    games."""
+    games, at most `most` of them a game, spread over the whole of it.
+
+    Random play makes some games long (a 3-player Super Zwierzaki game runs to 1,500 moves,
+    the solo Rummidrez game to 8,000): each game is played once to count its moves, and a
+    long one is visited at a wider stride, its start, middle and end alike."""
     env = game_env(env_id, config)
     rng = np.random.default_rng(seed)
     for game in range(games):
+        stride = max(every, -(-_length(env, seed + game, rng, p_last) // most))
         env.reset(seed=seed + game)
         step = 0
         while _live(env):
-            if step % every == 0:
+            if step % stride == 0:
                 yield env
             env.step(_random_action(env, rng, p_last))
             step += 1
@@ -135,17 +159,11 @@ def check_games(env_id: str, config: Config, games: int = 12, seed: int = 0) -> 
 
 def check_batched_matches_aec(env_id: str, config: Config, seed: int = 500) -> None:
     """Instance i of a seeded batched env plays the games of an AEC env reset with seed + i
-    (then reset without a seed): same rows, observations, masks, rewards, ends and results,
-    with the batch stepped on one thread and on two (`num_threads`; one where this process
-    may use only one core)."""
-    for threads in sorted({1, min(2, usable_cores())}):
-        _batched_matches_aec(env_id, config, seed, threads)
-
-
-def _batched_matches_aec(env_id: str, config: Config, seed: int, threads: int) -> None:
-    where = f"{_where(env_id, config)}, num_threads={threads}"
+    (then reset without a seed): same rows, observations, masks, rewards, ends and results.
+    On one thread: `check_threads_match` holds more threads to what one gives."""
+    where = _where(env_id, config)
     num_envs, games_wanted = 3, 2
-    vec = make_vec(env_id, num_envs, seed=seed, num_threads=threads, **config)
+    vec = make_vec(env_id, num_envs, seed=seed, **config)
     obs, masks = vec.reset()
     aecs = [make(env_id, **config) for _ in range(num_envs)]
     for i, env in enumerate(aecs):
@@ -189,7 +207,7 @@ def check_threads_match(env_id: str, config: Config, seed: int = 600) -> None:
     stepped on two threads gives what the same env on one thread gives for the same actions
     (the heuristic's in odd instances, random legal ones in even ones, a fifth of the
     instances skipped each step): observations, masks, rewards, ends, rows and the finished
-    games' final observations, scores and wins, at every step until 16 games have ended; an
+    games' final observations, scores and wins, at every step until 8 games have ended; an
     illegal action in the last block is refused by both naming that instance, with nothing
     stepped."""
     where = _where(env_id, config)
@@ -203,7 +221,7 @@ def check_threads_match(env_id: str, config: Config, seed: int = 600) -> None:
     game = envs[0].game
     rng = np.random.default_rng(seed)
     ended = steps = 0
-    while ended < 16:
+    while ended < 8:
         obs, masks = envs[0].observations, envs[0].action_masks
         actions = np.argmax(rng.random(masks.shape) * masks, axis=1)
         actions[1::2] = game.heuristic_actions(obs[1::2], masks[1::2])
@@ -548,7 +566,8 @@ def check_render(env_id: str, config: Config, seed: int = 5) -> None:
     of one size all game that changes over it, no mode warns and returns None. A random
     8-player Super Zwierzaki game runs to thousands of steps and a picture costs tens of
     milliseconds, so the modes are checked at each of the first `RENDER_EVERY` steps, then
-    at every `RENDER_EVERY`-th, and at the end."""
+    at every `RENDER_EVERY`-th (wider in a long game: `POSITIONS_PER_GAME` in all), and at
+    the end."""
     where = _where(env_id, config)
     text_env = make(env_id, render_mode="ansi", **config)
     human = make(env_id, render_mode="human", **config)
@@ -556,12 +575,13 @@ def check_render(env_id: str, config: Config, seed: int = 5) -> None:
     plain = make(env_id, **config)
     envs = (text_env, human, picture, plain)
     rng = np.random.default_rng(seed)
+    stride = max(RENDER_EVERY, -(-_length(plain, seed, rng) // POSITIONS_PER_GAME))
     for env in envs:
         env.reset(seed=seed)
     first = check_picture(picture.render(), where)
     step = 0
     while _live(text_env):
-        if step < RENDER_EVERY or step % RENDER_EVERY == 0:
+        if step < RENDER_EVERY or step % stride == 0:
             text = text_env.render()
             assert isinstance(text, str) and text.strip(), f"{where}: ansi render {text!r}"
             out = io.StringIO()
