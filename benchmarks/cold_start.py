@@ -26,6 +26,7 @@ import argparse
 import json
 import multiprocessing
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -85,19 +86,26 @@ def run_child(env_id: str, face: str, cache: str, core: int | None) -> dict[str,
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def measure(env_id: str, core: int | None) -> dict[str, float]:
-    """The figures of one game (`COLUMNS`), each from new processes."""
-    with tempfile.TemporaryDirectory() as aec_cache, tempfile.TemporaryDirectory() as vec_cache:
-        cold = run_child(env_id, "aec", aec_cache, core)
-        warm = run_child(env_id, "aec", aec_cache, core)
-        batched = run_child(env_id, "batched", vec_cache, core)
-    return {
-        "cold AEC": cold["total"],
-        "built": cold["built"],
-        "cold batched": batched["total"],
-        "warm": warm["step"],
-        "import": warm["import"],
-    }
+def measure(env_id: str, core: int | None, repeat: int = 1) -> dict[str, float]:
+    """The figures of one game (`COLUMNS`), each from new processes: the median of `repeat`
+    rounds (one cold start varies by a fifth or more on a shared machine)."""
+    rounds = []
+    for _ in range(repeat):
+        with (
+            tempfile.TemporaryDirectory() as aec_cache,
+            tempfile.TemporaryDirectory() as vec_cache,
+        ):
+            cold = run_child(env_id, "aec", aec_cache, core)
+            warm = run_child(env_id, "aec", aec_cache, core)
+            batched = run_child(env_id, "batched", vec_cache, core)
+        rounds.append({
+            "cold AEC": cold["total"],
+            "built": cold["built"],
+            "cold batched": batched["total"],
+            "warm": warm["step"],
+            "import": warm["import"],
+        })  # fmt: skip
+    return {k: statistics.median(r[k] for r in rounds) for k in COLUMNS}
 
 
 def condition(pin: bool, busy: bool) -> str:
@@ -107,12 +115,13 @@ def condition(pin: bool, busy: bool) -> str:
     )
 
 
-def report(results: dict[str, dict[str, float]], conditions: str) -> str:
+def report(results: dict[str, dict[str, float]], conditions: str, repeat: int = 1) -> str:
     head = ["env", *(f"{k} (s)" for k in COLUMNS)]
     rows = [[env_id, *(f"{r[k]:.2f}" for k in COLUMNS)] for env_id, r in results.items()]
     goal_row = ["goal", *(f"<= {GOALS[k]:g}" if k in GOALS else "" for k in COLUMNS)]
+    rounds = f"; each figure the median of {repeat} rounds" if repeat > 1 else ""
     lines = [
-        f"- one process at a time; {conditions.lower()}",
+        f"- one process at a time; {conditions.lower()}{rounds}",
         "",
         markdown(head, [*rows, goal_row], [False] + [True] * len(COLUMNS)),
         "",
@@ -130,7 +139,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pin", action="store_true", help="run each process on one core")
     parser.add_argument("--busy", action="store_true", help="keep the other cores busy")
     parser.add_argument("--out", metavar="PAGE", help="also write the report as a page")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="rounds per game; each figure their median"
+    )
     args = parser.parse_args(argv)
+    if args.repeat < 1:
+        parser.error(f"--repeat {args.repeat}: give 1 or more")
     cores = sorted(os.sched_getaffinity(0))
     core = cores[0] if args.pin else None
     spinners = []
@@ -143,13 +157,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         results = {}
         for env_id in args.env or multi_agent_env_ids():
-            results[env_id] = measure(env_id, core)
+            results[env_id] = measure(env_id, core, args.repeat)
             print(env_id, {k: round(v, 2) for k, v in results[env_id].items()}, flush=True)
     finally:
         for p in spinners:
             p.terminate()
     section = condition(args.pin, args.busy)
-    body = report(results, section)
+    body = report(results, section, args.repeat)
     print(body)
     if args.out:  # one section per condition: a run replaces its own
         write_sections_page(

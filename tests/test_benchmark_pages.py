@@ -189,8 +189,8 @@ def test_exit_page_plays_the_solo_game_on_the_same_deals(tmp_path):
 def test_cold_start_page_keeps_one_section_per_condition(tmp_path):
     """Each condition's run replaces its own section, with a row of five figures per env."""
     page = tmp_path / "cold_start.md"
-    cold_start.main(["--env", "no_thanks_v0", "--out", str(page)])
-    cold_start.main(["--env", "no_thanks_v0", "--pin", "--out", str(page)])
+    cold_start.main(["--env", "no_thanks_v0", "--repeat", "1", "--out", str(page)])
+    cold_start.main(["--env", "no_thanks_v0", "--pin", "--repeat", "1", "--out", str(page)])
     text = page.read_text()
     assert text.startswith("# Time to the first answer\n")
     assert "## Any core, nothing else running" in text
@@ -200,6 +200,26 @@ def test_cold_start_page_keeps_one_section_per_condition(tmp_path):
     cold_aec, built, cold_batched, warm, imported = (float(c) for c in row.split("|")[2:7])
     assert min(cold_aec, cold_batched, warm, imported) > 0  # no timing compared: CI is busy
     assert built >= cold_aec  # the same process, read later
+
+
+def test_cold_start_takes_the_median_of_its_rounds(monkeypatch):
+    """Each figure is the median of `repeat` rounds of new processes, each cold round in
+    caches of its own."""
+    caches, totals = [], iter([5.0, 0.3, 7.0, 9.0, 0.3, 8.0, 4.0, 0.3, 6.0])
+
+    def child(env_id, face, cache, core):
+        caches.append((face, cache))
+        total = next(totals)
+        return {"total": total, "built": total + 1, "step": total / 10, "import": 0.2}
+
+    monkeypatch.setattr(cold_start, "run_child", child)
+    figures = cold_start.measure("no_thanks_v0", None, repeat=3)
+    assert figures["cold AEC"] == 5.0 and figures["built"] == 6.0
+    assert figures["cold batched"] == 7.0 and figures["warm"] == 0.03
+    cold = [cache for face, cache in caches[::3]]
+    assert len(set(cold)) == 3 and [c for _, c in caches[1::3]] == cold  # warm: the same cache
+    with pytest.raises(SystemExit):
+        cold_start.main(["--repeat", "0"])
 
 
 def test_cold_start_report_names_each_missed_goal():
