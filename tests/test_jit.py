@@ -202,6 +202,46 @@ def test_a_failed_build_is_compiled_where_it_is_needed(tmp_path):
     assert _built_aside(tmp_path, "failing builder")[:3] == ["True", "918 [5, 6, 7]", "True 3"]
 
 
+AT_FIRST_CALL = """
+import sys, numpy as np
+sys.path.insert(0, sys.argv[1])
+import kernels
+print(kernels.add_to.build is not None and kernels.add_to.build.process is None,
+      len(kernels.add_to.overloads))
+if sys.argv[2] == "call":
+    print(kernels.caller(np.arange(3, dtype=np.int64)), kernels.add_to.build is None)
+"""
+
+
+def _at_first_call(tmp_path, how: str, aside: str, module: str = BOUNDARY_MODULE) -> list[str]:
+    (tmp_path / "kernels.py").write_text(module)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "CARD_ENVS_BUILD_ASIDE": aside}
+    out = subprocess.run(
+        [sys.executable, "-c", AT_FIRST_CALL, str(tmp_path), how],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return out.stdout.split("\n")
+
+
+def test_a_cold_boundary_no_builder_takes_compiles_at_its_first_call_only(tmp_path):
+    """With no builder (one core, or `aside=False`), a cold boundary is not compiled when
+    its module is imported: a process that never calls it never compiles it, and the first
+    call compiles it through the trampoline, into the cache the next process loads."""
+    assert _at_first_call(tmp_path, "import", "0")[0] == "True 0"  # nothing compiled
+    assert _at_first_call(tmp_path, "import", "0")[0] == "True 0"  # nor cached
+    assert _at_first_call(tmp_path, "call", "0")[:2] == ["True 0", "918 True"]
+    assert _at_first_call(tmp_path, "import", "0")[0] == "False 1"  # loaded from the cache
+
+
+def test_a_boundary_not_built_aside_starts_no_builder(tmp_path):
+    module = BOUNDARY_MODULE.replace('int64)")', 'int64)", aside=False)', 1)
+    assert module != BOUNDARY_MODULE
+    assert _at_first_call(tmp_path, "call", "1", module)[:2] == ["True 0", "918 True"]
+
+
 def test_a_boundary_names_its_return_type():
     with pytest.raises(ValueError, match=r"'\(int64, int64\)' has no return type"):
         boundary("(int64, int64)")(lambda x, y: x + y)

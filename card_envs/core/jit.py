@@ -63,7 +63,7 @@ BUILDING = "CARD_ENVS_BUILDING"  # set in a builder process: the symbol it compi
 BUILD_ASIDE = "CARD_ENVS_BUILD_ASIDE"  # 1: build cold boundaries in processes of their own, 0: not
 
 
-def boundary(signature: str) -> Callable[[Callable], Any]:
+def boundary(signature: str, aside: bool = True) -> Callable[[Callable], Any]:
     """Decorator for a large kernel that many others call (Rummidrez's table solver), typed
     by `signature` alone, return type included (callers' arguments convert to it): compiled
     callers call its code through a symbol instead of linking a copy of it.
@@ -77,7 +77,10 @@ def boundary(signature: str) -> Callable[[Callable], Any]:
     When its module is imported, the kernel is loaded from numba's cache; on a cold cache a
     builder process (`Boundary.start_build`) compiles it into the cache while this process
     goes on compiling the rest, and the symbol leads to a trampoline that waits for the
-    build the first time it is called (`settle`).
+    build the first time it is called (`settle`). Where no builder starts (`aside=False`,
+    for a kernel only an option calls, such as the observation hints; or a process that may
+    use one core) the trampoline compiles the kernel here at its first call: a game that
+    never calls it never compiles it.
     """
 
     def wrap(func: Callable) -> Any:
@@ -88,7 +91,7 @@ def boundary(signature: str) -> Callable[[Callable], Any]:
         if restype is None:
             raise ValueError(f"boundary {func.__qualname__}: {signature!r} has no return type")
         dispatcher.__class__ = Boundary
-        dispatcher.bind(tuple(args), restype)
+        dispatcher.bind(tuple(args), restype, aside)
         return dispatcher
 
     return wrap
@@ -97,7 +100,7 @@ def boundary(signature: str) -> Callable[[Callable], Any]:
 class Boundary(TypeDispatcher):
     """The dispatcher of a `boundary` kernel: one signature, called by symbol."""
 
-    def bind(self, args: tuple, restype: Any) -> None:
+    def bind(self, args: tuple, restype: Any, aside: bool = True) -> None:
         self.args, self.restype = args, restype
         sig = restype(*args)
         digest = zlib.crc32(str(sig).encode())
@@ -110,8 +113,9 @@ class Boundary(TypeDispatcher):
         cres = self._cache.load_overload(args, self.targetctx)
         if cres is not None:
             self.add_overload(cres)
-        elif building is None and _build_aside() and func.__module__ != "__main__":
-            self.build = _Build(self)
+        elif building is None and func.__module__ != "__main__":
+            # cold: built by a process of its own, or here at its first call
+            self.build = _Build(self, start=aside and _build_aside())
             return
         elif building not in (None, self.symbol):
             self.build = _Build(self, start=False)  # only called in a builder, never run
@@ -130,7 +134,7 @@ class Boundary(TypeDispatcher):
 
     def settle(self) -> None:
         """Waits for the builder, loads its kernel from the cache (compiles it here if the
-        builder failed) and points the symbol at it."""
+        builder failed or none was started) and points the symbol at it."""
         with self.lock:
             if self.build is None:
                 return
@@ -160,7 +164,7 @@ class Boundary(TypeDispatcher):
 def _build_aside() -> bool:
     """Whether a cold boundary builds in a process of its own: as `CARD_ENVS_BUILD_ASIDE`
     (1 or 0) says, else when this process may run on more than one core (on one core a
-    builder only adds its own start)."""
+    builder only adds its own start: the kernel compiles here when first called)."""
     said = os.environ.get(BUILD_ASIDE)
     if said is not None:
         if said not in ("0", "1"):
@@ -172,8 +176,8 @@ def _build_aside() -> bool:
 
 
 def settle() -> None:
-    """Waits for every boundary still being built (before threads run compiled code: the
-    trampoline's wait needs the GIL)."""
+    """Waits for every boundary still being built, and compiles those no builder took
+    (before threads run compiled code: the trampoline's wait needs the GIL)."""
     for build in list(_Build.pending):
         build.boundary.settle()
 

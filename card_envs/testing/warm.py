@@ -10,6 +10,7 @@ over a few processes, so that later processes only load them from the cache.
 from __future__ import annotations
 
 from card_envs.agents import make_agent
+from card_envs.core.jit import settle
 from card_envs.evaluation.pool import mp_context
 from card_envs.registry import (
     batched_env_ids,
@@ -49,6 +50,7 @@ def warm_env(env_id: str) -> None:
 def _warm_group(env_ids: tuple[str, ...]) -> None:
     for env_id in env_ids:
         warm_env(env_id)
+    settle()  # and the boundaries that only an option calls (`core.jit.boundary`)
 
 
 def warm_caches(processes: int = 2) -> None:

@@ -23,13 +23,14 @@ no discard; each END_MELD is followed by one automatic draw.
 The solver is a boundary (`core.jit.boundary`): the kernels here call its one compiled copy,
 so the helpers that reach it are plain kernels of their own, each compiled once (inlined in
 numba's IR, as they once were to save copies of the solver, they were compiled again at every
-call site: `_end_hand` three times in `step`).
+call site: `_end_hand` three times in `step`). `hint` is one too, compiled only where the
+`hints` option calls it.
 """
 
 import numpy as np
 
 from card_envs.core import history, layout
-from card_envs.core.jit import njit
+from card_envs.core.jit import boundary, njit
 from card_envs.core.rewards import share_win
 from card_envs.core.rng import below, shuffle_slice, shuffle_sorted
 from card_envs.core.segments import Segment, slices
@@ -266,7 +267,8 @@ def _counts(row, base, counts):
     return row[base + NEUTRAL]
 
 
-@njit(cache=True)
+# only the hints option calls it: on a cold cache, compiled at its first call
+@boundary("void(int64[::1], int64, float32[::1])", aside=False)
 def hint(row, p, out):
     """The heuristic's move for p, the seat to act, as 55 counts into `out`: draw phase, the
     cards it would take from the discard pile (0: it draws); meld phase, the cards it would

@@ -112,7 +112,8 @@ def seat_gain(cards, mine, count, size, points, flags):
     return gain
 
 
-@boundary("void(int64[::1], int64, float32[::1])")  # on a cold cache, built beside the rest
+# only the hints option calls it: on a cold cache, compiled at its first call
+@boundary("void(int64[::1], int64, float32[::1])", aside=False)
 def write_gains(row, seat, out):
     """For each card in `seat`'s hand: what the seat would score if the round ended with
     that card added to the display (the `hints` slots)."""
