@@ -162,21 +162,25 @@ print(kernels.caller(np.zeros(2, dtype=np.int64)), alive() is not None)
 """
 
 
-def _built_aside(tmp_path, how):
-    (tmp_path / "kernels.py").write_text(BOUNDARY_MODULE)
-    env = {
-        **os.environ,
-        "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
-        "CARD_ENVS_BUILD_ASIDE": "1",
-    }
+def _run_kernels(
+    tmp_path, script: str, how: str, aside: str = "1", module: str = BOUNDARY_MODULE
+) -> list[str]:
+    """The output lines of `script` run in a new process on the kernels module `module`,
+    with numba's cache in tmp_path and CARD_ENVS_BUILD_ASIDE=`aside`."""
+    (tmp_path / "kernels.py").write_text(module)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "CARD_ENVS_BUILD_ASIDE": aside}
     out = subprocess.run(
-        [sys.executable, "-c", BUILT_ASIDE, str(tmp_path), how],
+        [sys.executable, "-c", script, str(tmp_path), how],
         env=env,
         check=True,
         capture_output=True,
         text=True,
     )
     return out.stdout.split("\n")
+
+
+def _built_aside(tmp_path, how):
+    return _run_kernels(tmp_path, BUILT_ASIDE, how)
 
 
 def test_a_cold_boundary_builds_in_a_process_of_its_own_that_its_first_call_awaits(tmp_path):
@@ -214,16 +218,7 @@ if sys.argv[2] == "call":
 
 
 def _at_first_call(tmp_path, how: str, aside: str, module: str = BOUNDARY_MODULE) -> list[str]:
-    (tmp_path / "kernels.py").write_text(module)
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "CARD_ENVS_BUILD_ASIDE": aside}
-    out = subprocess.run(
-        [sys.executable, "-c", AT_FIRST_CALL, str(tmp_path), how],
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return out.stdout.split("\n")
+    return _run_kernels(tmp_path, AT_FIRST_CALL, how, aside, module)
 
 
 def test_a_cold_boundary_no_builder_takes_compiles_at_its_first_call_only(tmp_path):
