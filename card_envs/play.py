@@ -44,6 +44,12 @@ def _seat_agents(game: Game, specs: list[str], seed: int, terminal: Terminal) ->
     return agents
 
 
+def winners_text(game: Game, row: np.ndarray, specs: list[str]) -> str:
+    """Who won a finished game, each winner named with its agent: "player_1 (ppo) won"."""
+    won = [f"{views.agent_name(p)} ({specs[p]})" for p in game.winners(row)]
+    return views.result_words(won, game.num_players)
+
+
 def _results(game: Game, row: np.ndarray, specs: list[str]) -> str:
     scores, _ = game.outcome(row)
     lines = ["Scores:"]
@@ -51,8 +57,7 @@ def _results(game: Game, row: np.ndarray, specs: list[str]) -> str:
         lines.append(f"  player_{p} ({specs[p]}): {scores[p]:g}")
     if row[layout.STATUS] == layout.TRUNCATED:
         lines.append("The game was cut short (max_turns); by the game's ranking:")
-    won = [f"player_{p} ({specs[p]})" for p in game.winners(row)]
-    lines.append(f"Result: {views.result_words(won, game.num_players)}.")
+    lines.append(f"Result: {winners_text(game, row, specs)}.")
     return "\n".join(lines)
 
 

@@ -24,8 +24,9 @@ import numpy as np
 
 from card_envs.agents import Agent, make_agent
 from card_envs.agents.base import policy_entry
-from card_envs.core import layout, scene, views
+from card_envs.core import layout, scene
 from card_envs.core.engine import Game
+from card_envs.play import winners_text
 from card_envs.registry import make, make_game, multi_agent_env_ids
 
 HUMAN = "human"
@@ -231,8 +232,7 @@ class Match:
 
     def result(self) -> dict:
         scores, wins = self.game.outcome(self.row)
-        won = [f"player_{p} ({self.specs[p]})" for p in self.game.winners(self.row)]
-        text = views.result_words(won, self.game.num_players)
+        text = winners_text(self.game, self.row, self.specs)
         if int(self.row[layout.STATUS]) == layout.TRUNCATED:
             text = f"cut short at the turn limit; by the game's ranking {text}"
         return {"scores": scores.tolist(), "wins": wins.tolist(), "text": text}
