@@ -17,6 +17,7 @@ from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 from card_envs.core.aec import CardEnv
 from card_envs.core.batched import BatchedEnv
 from card_envs.core.engine import Game
+from card_envs.core.jit import package_of
 
 # the games, each as "module:Class" until its id is first used: `import card_envs` then
 # imports no game package (half a second), and a game's kernels load only when it is played
@@ -137,11 +138,6 @@ def run_env_id(env_id: str) -> str | None:
     return runs[0] if runs else None
 
 
-def _folder(cls: type) -> str:
-    """The package of the module defining `cls`: a game's folder."""
-    return cls.__module__.rpartition(".")[0] or cls.__module__
-
-
 def kernel_groups() -> list[tuple[str, ...]]:
     """The env ids whose kernels compile together, for the warm-ups that compile them in
     parallel processes (`evaluation.warm_up`, `card_envs.testing.warm`): the ids of one game
@@ -151,14 +147,20 @@ def kernel_groups() -> list[tuple[str, ...]]:
     folders: dict[str, list[str]] = {}
     cost: dict[str, float] = {}
     for env_id in env_ids():
-        single = env_id in _SINGLE_AGENT
-        folder = _folder(single_agent_env_class(env_id) if single else game_class(env_id))
+        folder = kernel_folder(env_id)
         folders.setdefault(folder, []).append(env_id)
-        game = _own_game(env_id) if single else game_class(env_id)
+        game = _own_game(env_id) if env_id in _SINGLE_AGENT else game_class(env_id)
         seconds = game.compile_seconds if game is not None else 0.0
         cost[folder] = max(cost.get(folder, 0.0), seconds)
     order = sorted(folders, key=lambda folder: (-cost[folder], folder))
     return [tuple(folders[folder]) for folder in order]
+
+
+def kernel_folder(env_id: str) -> str:
+    """The package whose kernels (and numba cache) an id's envs use: its game's folder."""
+    single = env_id in _SINGLE_AGENT
+    cls = single_agent_env_class(env_id) if single else game_class(env_id)
+    return package_of(cls.__module__)
 
 
 def env_options(env_id: str) -> dict:

@@ -143,7 +143,9 @@ if sys.argv[2] == "failing builder":
     )
 import kernels
 build = kernels.add_to.build
-print(build is not None and build.process is not None and build.process.pid != os.getpid())
+started = build is not None and build.process is not None
+kernels.caller.compile("(int64[::1],)")  # compiling a caller starts the builder
+print(not started and build is not None and build.process is not None)
 a = np.arange(3, dtype=np.int64)
 if sys.argv[2] == "fork":
     pid = os.fork()
@@ -185,13 +187,34 @@ def _built_aside(tmp_path, how):
 
 def test_a_cold_boundary_builds_in_a_process_of_its_own_that_its_first_call_awaits(tmp_path):
     lines = _built_aside(tmp_path, "call")
-    assert lines[0] == "True"  # a builder was started, and nothing compiled it here
+    # no builder at import; compiling the caller started one, and nothing compiled it here
+    assert lines[0] == "True"
     assert lines[1] == "918 [5, 6, 7]"  # the caller compiled here ran through the trampoline
     assert lines[2] == "True 0"  # settled on the builder's kernel
     # [0, 0] -> [2, 2] sums to 4 -> [5, 5] sums to 10; the trampoline's code is kept
     assert lines[3] == "410 True"
     # the builder left it in numba's cache: the next process loads it
     assert _built_aside(tmp_path, "call")[:3] == ["False", "918 [5, 6, 7]", "True None"]
+
+
+SETTLE_ONE_PACKAGE = """
+import sys, numpy as np
+sys.path.insert(0, sys.argv[1])
+from card_envs.core import jit
+import kernels, other
+jit.settle("other")  # compiles the other module's boundary, not this one's
+print(kernels.add_to.build is not None, other.add_to.build is None)
+jit.settle()
+print(kernels.add_to.build is None)
+"""
+
+
+def test_settle_takes_the_boundaries_of_one_package_or_all(tmp_path):
+    """A warm-up process settles its game's boundaries only (the other games' are compiled
+    by their own processes), and a batched env its game's before its threads run."""
+    (tmp_path / "other.py").write_text(BOUNDARY_MODULE)
+    lines = _run_kernels(tmp_path, SETTLE_ONE_PACKAGE, "", aside="0")
+    assert lines[:2] == ["True True", "True"]
 
 
 def test_a_boundary_called_from_python_before_its_build_settles_waits_for_it(tmp_path):

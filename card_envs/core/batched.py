@@ -32,7 +32,7 @@ from numba import prange
 
 from card_envs.core import layout
 from card_envs.core.engine import Game
-from card_envs.core.jit import njit, settle
+from card_envs.core.jit import njit, package_of, settle
 from card_envs.core.prefetch import HINT_FAR, HINT_NEAR
 from card_envs.core.rng import seed_row
 from card_envs.core.threads import resolve_threads
@@ -327,7 +327,8 @@ class BatchedEnv:
         if self.num_threads == 1:
             bad = self._batch_step(self._buffers, acts)
         else:  # both settings are per calling thread: set them each time
-            settle()  # numba's threads must not wait for a boundary's build (core.jit)
+            # numba's threads must not wait for a boundary's build (core.jit)
+            settle(package_of(type(self.game).__module__))
             numba.set_num_threads(self.num_threads)
             chunksize = numba.set_parallel_chunksize(1)  # deal the blocks one at a time
             try:

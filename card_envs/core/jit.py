@@ -74,10 +74,13 @@ def boundary(signature: str, aside: bool = True) -> Callable[[Callable], Any]:
     runs for microseconds does not feel. The symbol's name is stable across processes, so
     cached callers find it again once the module is imported, as it is before they load.
 
-    When its module is imported, the kernel is loaded from numba's cache; on a cold cache a
-    builder process (`Boundary.start_build`) compiles it into the cache while this process
-    goes on compiling the rest, and the symbol leads to a trampoline that waits for the
-    build the first time it is called (`settle`). Where no builder starts (`aside=False`,
+    When its module is imported, the kernel is loaded from numba's cache. On a cold cache
+    the symbol leads to a trampoline, and when a caller is first compiled, a builder process
+    (`_Build.start_build`) compiles the kernel, and every other cold boundary of the same
+    package, into the cache while this process goes on compiling the rest; the trampoline
+    waits for the build the first time it is called (`settle`). Importing a game's package
+    alone (a registry listing, a warm-up's parent process) starts no builder. Where no
+    builder starts (`aside=False`,
     for a kernel only an option calls, such as the observation hints; or a process that may
     use one core) the trampoline compiles the kernel here at its first call: a game that
     never calls it never compiles it.
@@ -115,10 +118,10 @@ class Boundary(TypeDispatcher):
             self.add_overload(cres)
         elif building is None and func.__module__ != "__main__":
             # cold: built by a process of its own, or here at its first call
-            self.build = _Build(self, start=aside and _build_aside())
+            self.build = _Build(self, aside=aside and _build_aside())
             return
         elif building not in (None, self.symbol):
-            self.build = _Build(self, start=False)  # only called in a builder, never run
+            self.build = _Build(self, aside=False)  # only called in a builder, never run
             return
         else:
             self.compile(args)
@@ -145,6 +148,8 @@ class Boundary(TypeDispatcher):
             self.settled_build, self.build = self.build, None
 
     def get_call_template(self, args: tuple, kws: dict) -> Any:
+        if self.build is not None:  # a caller is being compiled: it will need the kernel
+            self.build.begin()
         pysig, args = self._compiler.fold_argument_types(args, kws)
         name = self.py_func.__name__
         template = typing.make_concrete_template(
@@ -175,11 +180,31 @@ def _build_aside() -> bool:
     return (os.cpu_count() or 1) > 1
 
 
-def settle() -> None:
-    """Waits for every boundary still being built, and compiles those no builder took
-    (before threads run compiled code: the trampoline's wait needs the GIL)."""
+def settle(package: str = "") -> None:
+    """Waits for the boundaries still being built, and compiles those no builder took
+    (before threads run compiled code: the trampoline's wait needs the GIL): those of the
+    modules in `package` (a game's folder, whose kernels call only its own boundaries), or
+    every one."""
     for build in list(_Build.pending):
-        build.boundary.settle()
+        if _in_package(build.boundary.py_func.__module__, package):
+            build.boundary.settle()
+
+
+def start_builds() -> None:
+    """Starts a builder for every cold boundary imported so far that no process builds yet
+    (where boundaries build aside): for a warm-up that compiles every game, whose builders
+    then fill numba's cache with the kernels under them early, while it compiles the rest."""
+    for build in list(_Build.pending):
+        build.begin()
+
+
+def package_of(module: str) -> str:
+    """The package of `module` (a game's folder), or the module itself at the top level."""
+    return module.rpartition(".")[0] or module
+
+
+def _in_package(module: str, package: str) -> bool:
+    return not package or module == package or module.startswith(package + ".")
 
 
 class _Build:
@@ -189,18 +214,30 @@ class _Build:
 
     pending: set[_Build] = set()
 
-    def __init__(self, boundary: Boundary, start: bool = True) -> None:
+    def __init__(self, boundary: Boundary, aside: bool = True) -> None:
         self.boundary = boundary
+        self.aside = aside  # built by a builder process, once a caller is compiled (`begin`)
         self.slot = ctypes.c_void_p(0)
         self.callback = ctypes.CFUNCTYPE(None)(self.from_compiled_code)
         self.owner = os.getpid()
-        self.process = self.start_build() if start else None
+        self.process: subprocess.Popen | None = None
         symbol = boundary.symbol
         ll.add_symbol(f"{symbol}.slot", ctypes.addressof(self.slot))
         ll.add_symbol(f"{symbol}.wait", ctypes.cast(self.callback, ctypes.c_void_p).value)
         self.library, address = _trampoline(boundary, symbol)
         ll.add_symbol(symbol, address)
         _Build.pending.add(self)
+
+    def begin(self) -> None:
+        """Starts the builders of this boundary and of the other cold boundaries of its
+        package (a caller of one soon calls the others: Super Zwierzaki's turn machine and
+        its decisions) that no process has started yet."""
+        package = package_of(self.boundary.py_func.__module__)
+        for build in list(_Build.pending):
+            module = build.boundary.py_func.__module__
+            if build.aside and build.process is None and _in_package(module, package):
+                build.owner = os.getpid()
+                build.process = build.start_build()
 
     def start_build(self) -> subprocess.Popen:
         """A process at low priority that imports the kernel's module with `BUILDING` set,

@@ -10,10 +10,11 @@ over a few processes, so that later processes only load them from the cache.
 from __future__ import annotations
 
 from card_envs.agents import make_agent
-from card_envs.core.jit import settle
+from card_envs.core.jit import settle, start_builds
 from card_envs.evaluation.pool import mp_context
 from card_envs.registry import (
     batched_env_ids,
+    kernel_folder,
     kernel_groups,
     make,
     make_vec,
@@ -50,13 +51,16 @@ def warm_env(env_id: str) -> None:
 def _warm_group(env_ids: tuple[str, ...]) -> None:
     for env_id in env_ids:
         warm_env(env_id)
-    settle()  # and the boundaries that only an option calls (`core.jit.boundary`)
+    # and the boundaries that only an option calls (`core.jit.boundary`): the group's own,
+    # the other groups' are theirs to compile
+    settle(kernel_folder(env_ids[0]))
 
 
 def warm_caches(processes: int = 2) -> None:
     """Run `warm_env` for every registered env id, the `kernel_groups()` shared among
     `processes` processes (in this process when it is 1)."""
-    groups = kernel_groups()
+    groups = kernel_groups()  # imports every game
+    start_builds()
     if processes <= 1:
         for group in groups:
             _warm_group(group)
