@@ -67,6 +67,14 @@ def new_tree(simulations: int, num_actions: int) -> tuple[np.ndarray, ...]:
 
 
 @njit(cache=True)
+def _copy(dst, src):
+    """`dst[:] = src` as a loop: numba compiles a slice assignment from an array with a
+    formatter for its shape-mismatch error, seconds of compiling in every new process."""
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
+
+
+@njit(cache=True)
 def _new_node(tree, size, actor):
     """Node `size`, reached by an action of `actor` that is available now."""
     child, visits, avail, value, actors = tree
@@ -201,7 +209,7 @@ def _prior_logits(det, node, obs, prior, observe_fn):
     index, ones, x, weights, biases, logits, ready, _ = prior
     if not ready[node]:
         observe_fn(det, det[layout.PLAYER], obs[0])
-        logits[node, :] = actor_logits(obs[0], index, ones, x, weights, biases)
+        _copy(logits[node], actor_logits(obs[0], index, ones, x, weights, biases))
         ready[node] = True
     return logits[node]
 
@@ -348,11 +356,11 @@ def _paired_root(
     base = np.empty_like(row)
     rounds = max(1, simulations // m)
     for _ in range(rounds):
-        base[:] = row
+        _copy(base, row)
         _seed_from(base, stream)
         resample_fn(base, seat)  # the PRNG it leaves is the future chance every move meets
         for i in range(m):
-            det[:] = base
+            _copy(det, base)
             step_fn(det, moves[i], rewards)
             _roll_out(
                 det,
@@ -420,7 +428,7 @@ def search_row(
     path = np.zeros(simulations + 1, dtype=np.int64)
     root_mask = np.zeros(num_actions, dtype=np.int8)
     legal_fn(row, mask)
-    root_mask[:] = mask
+    _copy(root_mask, mask)
     if _count_legal(root_mask) == 1:
         return _nth_legal(root_mask, 0)
     heuristic_move = _policy_move(row, obs, masks, picked, observe_fn, policy_fn, policy_args)
@@ -450,7 +458,7 @@ def search_row(
         )
     size = 1
     for _ in range(simulations):
-        det[:] = row
+        _copy(det, row)
         _seed_from(det, stream)
         resample_fn(det, seat)
         rewards[:] = 0.0
