@@ -93,6 +93,7 @@ def test_every_harness_passes_rows():
         done = terminated or truncated
 
 
+@pytest.mark.slow  # a training run (see pyproject's markers): out of the fast tier
 def test_it_teaches_imitation_with_legal_moves():
     from card_envs.training.config import parse_config
     from card_envs.training.imitation import collect

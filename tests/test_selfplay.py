@@ -217,6 +217,7 @@ def test_shipped_selfplay_configs_cover_every_multi_seat_game_and_fit_an_hour():
         assert cfg.time_limit_minutes <= 55 and cfg.torch_threads + cfg.num_threads <= 4
 
 
+@pytest.mark.slow  # training runs of every shipped config, as in test_training: 30 s
 @pytest.mark.parametrize("path", CONFIGS + WARM, ids=lambda p: f"{p.parent.name}-{p.stem}")
 def test_a_short_run_of_each_shipped_selfplay_config(path, tmp_path):
     raw = yaml.safe_load(path.read_text())
