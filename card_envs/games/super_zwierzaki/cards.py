@@ -97,7 +97,7 @@ def _draw(row, p, count):
     return last
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _discard_only(row, top):
     """The discard pile is the one card `top` (after the deal, or a refill)."""
     row[DISCARD_PILE] = top
@@ -106,7 +106,7 @@ def _discard_only(row, top):
     row[PLAYED + top] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _refilled(row):
     """The draw pile is the old discard pile now. Cards drawn from the previous refill stay
     where they are in a resample (FIXED): they came from a pile of their own."""
@@ -128,7 +128,7 @@ def _lay(row, p, kind, count):
     row[GIVEN_CLASSES] = KIND_CLASSES[kind]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _under_top(row, kind):
     """A discarded card goes under the top card and changes nothing."""
     top = DISCARD_PILE + row[DISCARD_N] - 1
@@ -138,14 +138,14 @@ def _under_top(row, kind):
     row[PLAYED + kind] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _matches(row, kind):
     return (KIND_COLOURS[kind] & row[GIVEN_COLOURS]) != 0 or (
         KIND_CLASSES[kind] & row[GIVEN_CLASSES]
     ) != 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _counter(row):
     """The nonzero counter (C_*), or -1."""
     for c in range(4):
@@ -160,7 +160,7 @@ def _reset_counters(row):
         row[COUNTERS + c] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _duel_card(row, kind):
     f = KIND_FUNCTION[kind]
     if f == F_RED or f == F_CYR or f == row[DUEL_FN]:

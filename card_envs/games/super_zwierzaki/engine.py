@@ -16,6 +16,12 @@ The engine is split by job into the modules of the game's folder, from the botto
 the protocol kernels, the deal (`reset`), and, re-exported, the row layout and every kernel
 the game's other modules, `batched`, `search` and the tests read as `engine.X`.
 
+A kernel with one or two callers is inlined into them at numba's level
+(`inline="always"`): numba compiles every other kernel on its own, at a fixed cost of a
+tenth of a second or more (its pipeline, its wrappers, its LLVM module), and those costs
+made most of the game's first step on a cold cache. Small kernels under many callers
+(`after`, `_push`) stay kernels of their own: inlining them everywhere cost more than it saved.
+
 numba caches each kernel keyed on the file it is defined in only, and a kernel carries the
 compiled code of every kernel it calls from the other modules: after editing any of them,
 delete this game's `__pycache__` (README, "numba caches compiled kernels").

@@ -166,7 +166,7 @@ def _play(row, p, kind, count):
         _ask(row, W_PLAY, p, 1)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _choose(row, p, kind):
     if row[HANDS + p * NUM_KINDS + kind] > 1:
         _push(row, D_COPIES, p, kind, 0, 0, 0)
@@ -174,7 +174,7 @@ def _choose(row, p, kind):
         _play(row, p, kind, 1)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _run_effect(row, code, p, a, b):
     if code == E_ADD:
         row[COUNTERS + a] += b
@@ -217,7 +217,7 @@ def _run_effect(row, code, p, a, b):
             _push(row, D_SEAT, p, S_NINE_TO, 0, 0, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _swap_hands(row, p, q):
     for k in range(NUM_KINDS):
         t = row[HANDS + p * NUM_KINDS + k]
@@ -230,7 +230,7 @@ def _swap_hands(row, p, q):
     _taken_over(row, q)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _taken_over(row, p):
     """p holds another seat's old hand, which that seat knows: all of it is FIXED."""
     for k in range(NUM_KINDS):
@@ -238,7 +238,7 @@ def _taken_over(row, p):
         row[LATE + p * NUM_KINDS + k] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _two_war(row, p, giver, receiver):
     """The giver gives a random half of its hand to the receiver; then the seat i places
     after p (i = 0..N-1) takes the hand of the seat chosen i-th (PERM)."""
@@ -266,7 +266,7 @@ def _two_war(row, p, giver, receiver):
             _taken_over(row, s)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _seat_chosen(row, p, purpose, b, c, d, s):
     if purpose == S_GIVE:
         _push(row, D_PICK, p, P_GIVE, b, s, 0)
@@ -288,7 +288,7 @@ def _seat_chosen(row, p, purpose, b, c, d, s):
             _two_war(row, p, b, c)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _picked(row, p, purpose, left, to, kind):
     if purpose == P_KEEP:  # 9 kolorow: all but the kept card go to the receiver
         for k in range(NUM_KINDS):
@@ -303,7 +303,7 @@ def _picked(row, p, purpose, left, to, kind):
         _push(row, D_PICK, p, purpose, left - 1, to, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _duel_move(row, p, action):
     if action == PASS:
         row[DUEL_FOLDED] |= 1 << p
@@ -338,7 +338,7 @@ def _duel_move(row, p, action):
     _push(row, D_DUEL, nxt, 0, 0, 0, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _duel_won(row, winner):
     points = row[DUEL_POINTS]
     n = row[layout.NUM_PLAYERS]
@@ -352,7 +352,7 @@ def _duel_won(row, winner):
         _push(row, D_SEAT, winner, S_GIVE, count, 0, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _reacted(row, p, window, by, place, action):
     if action == PASS:
         _ask(row, window, by, place + 1)
@@ -367,7 +367,7 @@ def _reacted(row, p, window, by, place, action):
         row[QUEUE_N] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _penalty(row, p, counter):
     """The player takes the penalty of the counter its turn starts with; it resets."""
     v = row[COUNTERS + counter]

@@ -40,7 +40,7 @@ from card_envs.games.super_zwierzaki.slots import (
 from card_envs.games.super_zwierzaki.stack import _push, _top
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _end_turn(row):
     """Win rounds, one at a time, for every empty hand (from the turn's seat on); then the next
     seat's turn (lost turns pass by, each counted as a turn), or truncation at the cap."""
@@ -71,7 +71,7 @@ def _end_turn(row):
     _push(row, D_TURN, row[TURN_SEAT], 0, 0, 0, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _check_calls(row):
     """Explicit-call option: every seat left with exactly one card since the last check
     decides at once, the first in order from the turn's seat first."""
@@ -85,7 +85,7 @@ def _check_calls(row):
         row[SIZES + s] = row[HAND_N + s]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _only_action(row):
     """The one legal action of the decision on top, or -1 when there are more (only with the
     `skip_forced` option)."""
@@ -100,7 +100,7 @@ def _only_action(row):
     return found
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _finish(row, rewards):
     n = row[layout.NUM_PLAYERS]
     row[layout.STATUS] = layout.TERMINATED
@@ -108,7 +108,7 @@ def _finish(row, rewards):
         rewards[s] += 1.0 if s == row[WINNER] else -1.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _take(row, action):
     what, p, a, b, c, d = _top(row)
     row[STACK_N] -= 1
