@@ -80,10 +80,9 @@ def boundary(signature: str, aside: bool = True) -> Callable[[Callable], Any]:
     package, into the cache while this process goes on compiling the rest; the trampoline
     waits for the build the first time it is called (`settle`). Importing a game's package
     alone (a registry listing, a warm-up's parent process) starts no builder. Where no
-    builder starts (`aside=False`,
-    for a kernel only an option calls, such as the observation hints; or a process that may
-    use one core) the trampoline compiles the kernel here at its first call: a game that
-    never calls it never compiles it.
+    builder starts (`aside=False`, for a kernel only an option calls, such as the
+    observation hints; or a process that may use one core) the trampoline compiles the
+    kernel here at its first call: a game that never calls it never compiles it.
     """
 
     def wrap(func: Callable) -> Any:
@@ -195,7 +194,7 @@ def start_builds() -> None:
     (where boundaries build aside): for a warm-up that compiles every game, whose builders
     then fill numba's cache with the kernels under them early, while it compiles the rest."""
     for build in list(_Build.pending):
-        build.begin()
+        build.start()
 
 
 def package_of(module: str) -> str:
@@ -234,10 +233,14 @@ class _Build:
         its decisions) that no process has started yet."""
         package = package_of(self.boundary.py_func.__module__)
         for build in list(_Build.pending):
-            module = build.boundary.py_func.__module__
-            if build.aside and build.process is None and _in_package(module, package):
-                build.owner = os.getpid()
-                build.process = build.start_build()
+            if _in_package(build.boundary.py_func.__module__, package):
+                build.start()
+
+    def start(self) -> None:
+        """Starts this boundary's builder, if it builds aside and none has started."""
+        if self.aside and self.process is None:
+            self.owner = os.getpid()
+            self.process = self.start_build()
 
     def start_build(self) -> subprocess.Popen:
         """A process at low priority that imports the kernel's module with `BUILDING` set,
