@@ -41,6 +41,7 @@ def play_by_last_moves(args: list[str], cwd: Path) -> str:
     child = pexpect.spawn(sys.executable, ["-m", "card_envs", *args], cwd=str(cwd), env=env,
                           encoding="utf-8", timeout=300)  # fmt: skip
     child.setwinsize(200, 200)
+    child.delaybeforesend = None  # pexpect sleeps 50 ms before each line by default
     return finish(child)
 
 

@@ -43,6 +43,7 @@ def spawn(env_id: str, agents: str, config: list[str], seed: int = 1):
         sys.executable, args, cwd=str(ROOT), env=env, encoding="utf-8", timeout=TIMEOUT
     )
     child.setwinsize(200, 200)
+    child.delaybeforesend = None  # pexpect sleeps 50 ms before each line by default
     return child
 
 

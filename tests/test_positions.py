@@ -93,3 +93,10 @@ def test_of_env_reads_the_files_naming_the_env():
     names = [p.name for p in positions.of_env("no_thanks_v0")]
     assert names == [n for n in positions.names() if n.startswith("no_thanks/")]
     assert positions.of_env("chess_v0") == []
+
+
+def test_every_is_each_named_position_as_load_reads_it():
+    every = positions.every()
+    assert [p.name for p in every] == positions.names()
+    for p in every[:: max(1, len(every) // 6)]:  # a few, one file read per load
+        assert positions.load(p.name) == p

@@ -14,7 +14,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from card_envs.core import layout, raster
+from card_envs.core import layout
 from card_envs.core.engine import Game
 from card_envs.core.spaces import as_action
 
@@ -48,6 +48,8 @@ def render_row(
         )
         return None
     if render_mode == "rgb_array":
+        from card_envs.core import raster  # here: matplotlib and Pillow cost 0.15 s an import
+
         return raster.frame(game.scene(row, seat))
     return game.render(row, seat)
 

@@ -21,7 +21,6 @@ from functools import partial
 from typing import Any
 
 import numpy as np
-from pettingzoo.test import api_test, render_test, seed_test
 from pettingzoo.utils.wrappers import TerminateIllegalWrapper
 
 from card_envs.core import layout, padding, scene, segments
@@ -107,6 +106,10 @@ def positions(
 
 def check_pettingzoo(env_id: str, config: Config) -> None:
     """PettingZoo's `api_test`, `seed_test` and `render_test`."""
+    # imported here: pettingzoo.test imports pytest, a tenth of a second of every command's
+    # start (the CLI's parser imports this module for `conformance`'s arguments)
+    from pettingzoo.test import api_test, render_test, seed_test
+
     with warnings.catch_warnings(), redirect_stdout(io.StringIO()):  # its progress lines
         # api_test's hints for dict observations and non-Box spaces do not apply to masked envs
         warnings.filterwarnings("ignore", message="Observation", category=UserWarning)

@@ -18,7 +18,6 @@ from typing import Any
 
 import numpy as np
 from gymnasium.utils.env_checker import data_equivalence
-from pettingzoo.test import parallel_api_test, parallel_seed_test
 
 from card_envs.core.aec import CardEnv
 from card_envs.core.batched import BatchedEnv
@@ -198,6 +197,8 @@ def check_parallel(env_id: str, config: Config, seed: int = 0) -> None:
     `illegal_action="penalize"`, and plays a seeded game (up to 200 steps) exactly as the AEC
     env does: the same observations, masks (only the seat to act has one), rewards and
     state."""
+    from pettingzoo.test import parallel_api_test, parallel_seed_test  # as checks does
+
     where = _where(env_id, config)
 
     def factory():

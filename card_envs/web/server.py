@@ -190,7 +190,7 @@ class App:
                 except (ValueError, ImportError, OSError) as err:
                     raise ValueError(f"serve --agents {name}={spec}: {err}") from None
                 raise ValueError(f"serve --agents {name}={spec}: it plays none of the games")
-        self.positions = {name: positions.load(name) for name in positions.names()}
+        self.positions = {p.name: p for p in positions.every()}
 
     # --- matches ------------------------------------------------------------------------
     def new_match(self, body: dict) -> dict:
