@@ -133,6 +133,22 @@ def test_shuffle_sorted_ignores_the_order_it_is_given():
     assert len(seen) == 12  # 4! / 2! distinct orders
 
 
+def test_shuffle_sorted_is_a_sort_then_a_fisher_yates_shuffle():
+    """Against a plain reference: Python's sort, then a swap with `below` from the top down,
+    over lengths up to a deck and a half, with repeated values."""
+    gen = np.random.default_rng(5)
+    for n in (*range(12), 40, 106, 161):
+        values = gen.integers(0, max(1, n // 2), size=n).astype(np.int64)
+        row, ref_row = seeded_row(n), seeded_row(n)
+        expected = sorted(values.tolist())
+        for i in range(n - 1, 0, -1):
+            j = rng.below(ref_row, i + 1)
+            expected[i], expected[j] = expected[j], expected[i]
+        rng.shuffle_sorted(row, values)
+        assert values.tolist() == expected, n
+        np.testing.assert_array_equal(row, ref_row)  # the same draws
+
+
 def test_shuffle_sorted_shuffles_a_slice_of_the_row_in_place():
     row = seeded_row(3, size=40)
     row[4:] = np.arange(1000, 1036)

@@ -90,8 +90,23 @@ def shuffle_sorted(row, values):
     with the row's generator: the result depends only on which values there are and on the
     PRNG, not on the order they came in. `resample_hidden` redraws with it, so that a redraw
     does not carry the hidden order it started from: an information-set search then plays
-    the same from every row a seat cannot tell apart."""
-    values.sort()
+    the same from every row a seat cannot tell apart.
+
+    The sort is a Shell sort written out: numba's `values.sort()` compiles its quicksort,
+    most of a second in every new process, for arrays of at most a deck of cards."""
+    n = len(values)
+    gap = 1
+    while gap < n // 3:
+        gap = 3 * gap + 1
+    while gap > 0:
+        for i in range(gap, n):
+            v = values[i]
+            j = i
+            while j >= gap and values[j - gap] > v:
+                values[j] = values[j - gap]
+                j -= gap
+            values[j] = v
+        gap //= 3
     for i in range(len(values) - 1, 0, -1):
         j = below(row, i + 1)
         tmp = values[i]
