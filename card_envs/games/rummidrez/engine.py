@@ -24,7 +24,9 @@ The solver is a boundary (`core.jit.boundary`): the kernels here call its one co
 so the helpers that reach it are plain kernels of their own, each compiled once (inlined in
 numba's IR, as they once were to save copies of the solver, they were compiled again at every
 call site: `_end_hand` three times in `step`). `hint` is one too, compiled only where the
-`hints` option calls it.
+`hints` option calls it. A helper called from one place only is inlined there
+(`inline="always"`), which saves its fixed cost as a kernel of its own (see Super
+Zwierzaki's engine).
 """
 
 import numpy as np
@@ -363,7 +365,7 @@ def _begin_turn(row, p):
     row[TAKEN : TAKEN + NUM_IDS] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _refill(row):
     """An empty draw pile takes the discard pile but its top card, shuffled. False if that
     leaves it empty."""
@@ -456,7 +458,7 @@ def _end_hand(row, winner, rewards):
     _finish(row, layout.TERMINATED, rewards)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _commit(row, p):
     """The placed cards join the table; what the others knew of them is forgotten."""
     if _count(row, PLACED) == 0:
@@ -473,7 +475,7 @@ def _commit(row, p):
 HISTORY_CODES = 4 + 2 * NUM_IDS  # draw, take, place c, undo, end meld, discard c
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def public_action(row, action):
     """The public code of `action` (`core.history`): every action is seen by every seat.
     Draw 0, take 1 (how many is left out: the cards taken stay in the `known` slice), place
@@ -540,7 +542,7 @@ def step(row, action, rewards):
             _end_hand(row, -1, rewards)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _solo_next(row, rewards):
     """Solo: the next turn starts with one automatic draw; with none left the game is over."""
     if row[DRAW_N] == 0:

@@ -56,7 +56,7 @@ def _draw(obs, masks, opened, table, table_n, hand, hand_n, ends, out):
     return k.DRAW if masks[k.DRAW] else k.TAKE
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _meld(masks, opened, placed_n, req, req_n, hand, hand_n, ends, out):
     r = best_addition(req, req_n, hand, hand_n, ends, out)
     if r > 0 and (opened or placed_n + r >= k.OPEN_MIN):
@@ -70,7 +70,7 @@ def _meld(masks, opened, placed_n, req, req_n, hand, hand_n, ends, out):
     return k.END_MELD if masks[k.END_MELD] else k.UNDO
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _solo_meld(masks, counts, neutrals, hand, ends):
     """Place a card of the hand when `counts` (all of it, with the table and the placed
     cards) is valid, else end melding."""
@@ -90,7 +90,7 @@ def _discard(masks, table, hand, hand_n, ends, out):
     return k.DISCARD + k.discard_choice(masks[k.DISCARD :], table, hand, hand_n, ends, out)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _from_hint(o, hint_at, phase_at, masks):
     """The move the observation's hint names (it is this policy's own, see `engine.hint`)."""
     if o[phase_at + k.PHASE_DRAW] > 0.5:

@@ -298,7 +298,7 @@ def _lack(st, cc, meta, cell, work):
     return max(short, cover)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _cover_bounds(cc, ends):
     """cc[3, c], c = 0..9: a lower bound on the neutrals that the groups of the required
     cards in columns >= c place in columns >= c. A copy of card x lies in a group of its row
@@ -899,7 +899,7 @@ def _solve(req, opt, req_n, opt_n, ends, trace):
     return best, meta[_M_STATES], orient
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _may_be_valid(counts, neutrals):
     """Cheap necessary condition: every card has a window of 3 cells in one of its lines with
     at most `neutrals` empty cells (any group through it holds such a window)."""
