@@ -164,7 +164,7 @@ def reset(row):
     row[layout.TURN] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def score_round(row):
     """Score the display's best combo, then every displayed card leaves play."""
     n = row[layout.NUM_PLAYERS]
@@ -197,7 +197,7 @@ def outcome(row, scores, wins):
     share_win(keys, False, wins)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _display(row, card, seat):
     k = row[DISP_N]
     row[DISP_CARD + k] = card
@@ -208,7 +208,7 @@ def _display(row, card, seat):
 HISTORY_CODES = NUM_CARDS  # the card played
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def public_action(row, action):
     """The public code of `action` (`core.history`): the card played, face up on display."""
     return action
