@@ -20,6 +20,19 @@ def test_import_card_envs_imports_no_game_until_an_id_is_made():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+def test_a_command_imports_neither_the_picture_drawer_nor_pytest_until_it_needs_them():
+    """matplotlib and Pillow (rgb_array frames) and pytest (PettingZoo's own tests) cost a
+    command's start a quarter of a second; they come in when a frame or a check is asked."""
+    code = (
+        "import sys\n"
+        "from card_envs.cli import build_parser\n"
+        "build_parser()\n"
+        "heavy = {'matplotlib', 'PIL', 'pytest'} & set(sys.modules)\n"
+        "assert not heavy, heavy\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
 @pytest.mark.parametrize("env_id", registry.single_agent_env_ids())
 def test_the_single_agent_table_says_what_its_class_says(env_id):
     single = registry._SINGLE_AGENT[env_id]
