@@ -48,7 +48,9 @@ DUEL_HIGH = k.DUEL_HIGH
 LOST_HIGH = k.LOST_HIGH
 DECK_CARDS = [kind.id for kind in KINDS for _ in range(kind.copies)]
 NAMEABLE = [kind.id for kind in KINDS if kind.function is None]  # what a Dem may name
-HALF_DECK = k.half_up.py_func(k.NUM_CARDS)  # the most a Pol, Kaz or combination discards or gives
+# the most a Pol, Kaz or combination discards or gives; half_up's Python function, so that an
+# import compiles nothing (without JIT, NUMBA_DISABLE_JIT, the kernel is that function)
+HALF_DECK = getattr(k.half_up, "py_func", k.half_up)(k.NUM_CARDS)
 # decisions only the seat whose turn it is takes (a Giv duel's winner gives, anyone duels,
 # reacts and calls)
 TURN_SEAT_DECISIONS = (k.D_TURN, k.D_COPIES, k.D_DRAWN, k.D_NINE, k.D_COLOUR, k.D_NAME)
