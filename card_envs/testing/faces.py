@@ -197,7 +197,7 @@ def check_parallel(env_id: str, config: Config, seed: int = 0) -> None:
     `illegal_action="penalize"`, and plays a seeded game (up to 200 steps) exactly as the AEC
     env does: the same observations, masks (only the seat to act has one), rewards and
     state."""
-    from pettingzoo.test import parallel_api_test, parallel_seed_test  # as checks does
+    from pettingzoo.test import parallel_api_test, parallel_seed_test  # imports pytest: here
 
     where = _where(env_id, config)
 

@@ -24,9 +24,9 @@ The solver is a boundary (`core.jit.boundary`): the kernels here call its one co
 so the helpers that reach it are plain kernels of their own, each compiled once (inlined in
 numba's IR, as they once were to save copies of the solver, they were compiled again at every
 call site: `_end_hand` three times in `step`). `hint` is one too, compiled only where the
-`hints` option calls it. A helper called from one place only is inlined there
-(`inline="always"`), which saves its fixed cost as a kernel of its own (see Super
-Zwierzaki's engine).
+`hints` option calls it. Nine helpers with a single call site in `step`, the heuristic and
+the solver are inlined there (`inline="always"`), which saves each its fixed cost as a
+kernel of its own (see Super Zwierzaki's engine).
 """
 
 import numpy as np
